@@ -1,0 +1,77 @@
+"""Episodes per second: SARSATrainer (TensorBoard logging on) against the plain-Python SARSA loop.
+
+Both run the same algorithm (course defaults, random opponent) in alternation, several rounds,
+and the best round of each is compared (the least disturbed by the rest of the machine).
+Usage: python bench/tictactoe_speed.py [--episodes 100000] [--rounds 3] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import plain_sarsa  # noqa: E402
+
+from rltorch import QTable, SARSATrainer  # noqa: E402
+from rltorch.envs import TicTacToeEnv  # noqa: E402
+from rltorch.logger import TensorBoardLogger  # noqa: E402
+
+
+def time_baseline(episodes: int, seed: int) -> float:
+    """Episodes per second of the plain loop."""
+    start = time.perf_counter()
+    plain_sarsa.train(episodes, seed=seed)
+    return episodes / (time.perf_counter() - start)
+
+
+def time_trainer(episodes: int, seed: int, log_dir: str) -> float:
+    """Episodes per second of SARSATrainer with TensorBoard logging and periodic evaluation."""
+    logger = TensorBoardLogger(log_dir)
+    trainer = SARSATrainer(TicTacToeEnv(), QTable(alpha=0.1), gamma=0.9, seed=seed, logger=logger)
+    start = time.perf_counter()
+    trainer.train(episodes, progress=False)
+    seconds = time.perf_counter() - start
+    logger.close()
+    return episodes / seconds
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Run the rounds and print the comparison."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--episodes", type=int, default=100_000, help="episodes per run")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of each")
+    parser.add_argument("--json", type=Path, help="write the figures to this file")
+    args = parser.parse_args(argv)
+    baseline, framework = [], []
+    with tempfile.TemporaryDirectory() as log_root:
+        for round_index in range(args.rounds):
+            baseline.append(time_baseline(args.episodes, round_index))
+            framework.append(time_trainer(args.episodes, round_index, f"{log_root}/{round_index}"))
+            print(f"round {round_index + 1}: plain {baseline[-1]:,.0f} ep/s, SARSATrainer {framework[-1]:,.0f} ep/s")
+    result = {
+        "episodes": args.episodes,
+        "plain_best": max(baseline),
+        "trainer_best": max(framework),
+        "plain_median": statistics.median(baseline),
+        "trainer_median": statistics.median(framework),
+    }
+    result["ratio_best"] = result["plain_best"] / result["trainer_best"]
+    result["target_met"] = result["ratio_best"] <= 1.4
+    print(
+        f"best: plain {result['plain_best']:,.0f} ep/s, SARSATrainer {result['trainer_best']:,.0f} ep/s, "
+        f"plain/trainer = {result['ratio_best']:.2f} (target <= 1.40: {'met' if result['target_met'] else 'MISSED'})"
+    )
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2))
+    return result
+
+
+if __name__ == "__main__":
+    main()

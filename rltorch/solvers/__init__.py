@@ -1,0 +1,1 @@
+"""Exact solvers: the truth that learned values and policies are measured against."""
