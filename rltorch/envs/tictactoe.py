@@ -71,7 +71,7 @@ def render_board(board: Sequence[int]) -> str:
 
 
 class Opponent(Protocol):
-    """Anything that picks a cell: `act(board, legal_actions, rng)`."""
+    """Anything that picks a cell: `act(board, legal_actions, rng)`; it must not modify its arguments."""
 
     def act(self, board: Sequence[int], legal_actions: Sequence[int], rng: random.Random | None = None) -> int:
         """Return the chosen cell."""
@@ -176,7 +176,7 @@ class TicTacToeEnv(gym.Env):
     def _reply(self) -> int:
         """Let the opponent mark a cell; return it."""
         board, empty = self._board, self._empty
-        reply = self.opponent.act(tuple(board), empty.copy(), self._rng)
+        reply = self.opponent.act(board, empty, self._rng)  # read-only views: no copies on the hot path
         if board[reply] != EMPTY:
             raise RuntimeError(f"opponent played the occupied cell {reply}")
         board[reply] = -self.mark

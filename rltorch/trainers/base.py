@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import random
-import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -187,12 +186,16 @@ class Trainer:
         """Play `games` greedy episodes on the evaluation env; count wins, losses and draws."""
         agent, env = self.agent(), self.eval_env
         legal_actions = _legal_actions_of(env)
+        greedy_action: dict[Hashable, int] = {}  # the values are frozen during a test
         outcomes = Outcomes()
         for _ in range(games):
             state, _ = env.reset()
             total, done = 0.0, False
             while not done:
-                state, reward, terminated, truncated, _ = env.step(agent.act(state, legal_actions()))
+                action = greedy_action.get(state)
+                if action is None:
+                    action = greedy_action[state] = agent.act(state, legal_actions())
+                state, reward, terminated, truncated, _ = env.step(action)
                 total += reward
                 done = terminated or truncated
             outcomes.add(total)

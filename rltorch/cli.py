@@ -1,0 +1,182 @@
+"""The shared command line of the tic-tac-toe trainer scripts: options, one run, its report."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from rltorch.agents import RandomAgent
+from rltorch.envs.tictactoe import SmartRandomOpponent, TicTacToeEnv, afterstate
+from rltorch.errors import RLTorchError
+from rltorch.keys import AfterstateKeys, StateActionKeys
+from rltorch.logger import TensorBoardLogger, run_name
+from rltorch.policies import make_schedule
+from rltorch.trainers import TRAINERS, Trainer
+from rltorch.values import QTable, VTable
+
+ENV_NAME = "TicTacToe-v0"
+
+
+def positive_int(text: str) -> int:
+    """Parse an integer >= 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """Parse an integer >= 0."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return value
+
+
+def unit_float(text: str) -> float:
+    """Parse a float in [0, 1]."""
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
+    return value
+
+
+def build_parser(algorithm: str, description: str, alpha: float = 0.1) -> argparse.ArgumentParser:
+    """The options every tic-tac-toe trainer script takes (course defaults)."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    learning = parser.add_argument_group("learning")
+    learning.add_argument("--episodes", type=positive_int, default=100_000, help="training episodes (games)")
+    learning.add_argument("--alpha", type=unit_float, default=alpha, help="step size of the table update")
+    learning.add_argument("--gamma", type=unit_float, default=0.9, help="discount factor")
+    learning.add_argument("--values", choices=("q", "afterstate"), default="q",
+                          help="key the table by (state, action) pairs or by afterstates")
+    learning.add_argument("--seed", type=int, default=0, help="seed of every random choice in the run")
+    if algorithm == "mc":
+        learning.add_argument("--every-visit", action="store_true", help="every-visit instead of first-visit MC")
+        learning.add_argument("--sample-average", action="store_true", help="step 1/N(key) instead of --alpha")
+    exploration = parser.add_argument_group("exploration")
+    exploration.add_argument("--epsilon-schedule", choices=("exponential", "linear", "constant"),
+                             default="exponential",
+                             help="final + (start - final) * exp(-episode / decay), a line, or flat")
+    exploration.add_argument("--epsilon-start", type=unit_float, default=1.0, help="epsilon at episode 0")
+    exploration.add_argument("--epsilon-final", type=unit_float, default=0.01, help="epsilon in the long run")
+    exploration.add_argument("--epsilon-decay", type=float, default=10_000.0,
+                             help="time constant (exponential) or length in episodes (linear)")
+    game = parser.add_argument_group("game")
+    game.add_argument("--opponent", choices=("random", "smart"), default="random",
+                      help="random: uniform; smart: wins, else blocks, with probability --smart-p")
+    game.add_argument("--smart-p", type=unit_float, default=0.8, help="how often the smart opponent wins or blocks")
+    game.add_argument("--seat", choices=("X", "O"), default="X", help="the learner's mark (X moves first)")
+    output = parser.add_argument_group("output")
+    output.add_argument("--run-name", help="run folder name (default: env__algo__seed__time)")
+    output.add_argument("--log-dir", type=Path, default=Path("runs"), help="TensorBoard root folder")
+    output.add_argument("--log-every", type=positive_int, default=100, help="episodes per logged block")
+    output.add_argument("--eval-every", type=non_negative_int, default=5000,
+                        help="episodes between evaluations (0: none)")
+    output.add_argument("--eval-games", type=positive_int, default=500, help="greedy games per evaluation")
+    output.add_argument("--test-games", type=positive_int, default=1000, help="greedy games of the final test")
+    output.add_argument("--checkpoint", type=Path, help="checkpoint path (default: checkpoints/<run>.pt)")
+    output.add_argument("--json", type=Path, help="write the final metrics to this JSON file")
+    output.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return parser
+
+
+def build_trainer(algorithm: str, args: argparse.Namespace, logger: Any = None) -> Trainer:
+    """The trainer, value table, env and evaluation env that `args` describe."""
+    try:
+        schedule = make_schedule(args.epsilon_schedule, args.epsilon_start, args.epsilon_final, args.epsilon_decay)
+    except ValueError as error:
+        raise RLTorchError(str(error)) from None
+    opponent = SmartRandomOpponent(args.smart_p) if args.opponent == "smart" else RandomAgent()
+    sample_average = getattr(args, "sample_average", False)
+    alpha = None if sample_average else args.alpha
+    if alpha == 0:
+        raise RLTorchError("--alpha must be > 0 (use --sample-average for 1/N steps)")
+    if args.values == "afterstate":
+        value_fn, keys = VTable(alpha=alpha), AfterstateKeys(afterstate)
+    else:
+        value_fn, keys = QTable(alpha=alpha), StateActionKeys()
+    extra = {"first_visit": not args.every_visit} if algorithm == "mc" else {}
+    return TRAINERS[algorithm](
+        TicTacToeEnv(opponent, seat=args.seat),
+        value_fn,
+        keys=keys,
+        gamma=args.gamma,
+        schedule=schedule,
+        seed=args.seed,
+        logger=logger,
+        eval_env=TicTacToeEnv(RandomAgent(), seat=args.seat),
+        **extra,
+    )
+
+
+def train_and_report(algorithm: str, args: argparse.Namespace) -> dict[str, Any]:
+    """Train as `args` say, test, save the checkpoint and logs; return the final metrics."""
+    name = args.run_name or run_name(ENV_NAME, algorithm, args.seed)
+    checkpoint = args.checkpoint or Path("checkpoints") / f"{name}.pt"
+    logger = TensorBoardLogger(args.log_dir / name)
+    trainer = build_trainer(algorithm, args, logger)
+    logger.hyperparameters({**{k: str(v) for k, v in vars(args).items()}, **trainer.config()})
+    start = time.perf_counter()
+    try:
+        trainer.train(args.episodes, log_every=args.log_every, eval_every=args.eval_every,
+                      eval_games=args.eval_games, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted after {trainer.episodes_done} episodes; saving what was learned", file=sys.stderr)
+    seconds = time.perf_counter() - start
+    outcomes = trainer.test(args.test_games)
+    logger.close()
+    _save(trainer, checkpoint)
+    metrics = {
+        "algorithm": algorithm,
+        "episodes": trainer.episodes_done,
+        "seconds": round(seconds, 3),
+        "episodes_per_second": round(trainer.episodes_done / max(seconds, 1e-9), 1),
+        "test_games": outcomes.games,
+        "test_wins": outcomes.wins,
+        "test_losses": outcomes.losses,
+        "test_draws": outcomes.draws,
+        "table_size": len(trainer.value_fn),
+        "checkpoint": str(checkpoint),
+        "log_dir": str(logger.log_dir),
+    }
+    _report(metrics)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(metrics, indent=2) + "\n")
+    return metrics
+
+
+def _save(trainer: Trainer, path: Path) -> None:
+    """Save the checkpoint, turning file-system failures into one clear error."""
+    try:
+        trainer.save(path)
+    except OSError as error:
+        raise RLTorchError(f"cannot write checkpoint {path}: {error.strerror or error}") from None
+
+
+def _report(metrics: dict[str, Any]) -> None:
+    """Print the course's test line and where things went."""
+    print(
+        f"{metrics['episodes']:,} episodes in {metrics['seconds']:.1f} s ({metrics['episodes_per_second']:,.0f} ep/s)\n"
+        f"test vs random, {metrics['test_games']} greedy games: wins {metrics['test_wins']}, "
+        f"losses {metrics['test_losses']}, draws {metrics['test_draws']}\n"
+        f"table size: {metrics['table_size']:,} entries\n"
+        f"checkpoint: {metrics['checkpoint']}\n"
+        f"TensorBoard: tensorboard --logdir {Path(metrics['log_dir']).parent}  (run {Path(metrics['log_dir']).name})"
+    )
+
+
+def script_main(algorithm: str, description: str, argv: list[str] | None = None, alpha: float = 0.1) -> int:
+    """Parse `argv`, run, and turn rltorch errors into one message and exit status 1."""
+    args = build_parser(algorithm, description, alpha).parse_args(argv)
+    try:
+        train_and_report(algorithm, args)
+    except RLTorchError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0

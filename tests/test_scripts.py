@@ -1,0 +1,68 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import rltorch
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ["sarsa_trainer.py", "qlearning_trainer.py", "mc_trainer.py"]
+
+
+def run_script(script, *args, cwd):
+    return subprocess.run(
+        [sys.executable, str(ROOT / "trainers" / script), *map(str, args)],
+        capture_output=True, text=True, cwd=cwd, timeout=300,
+    )
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_script_trains_and_writes_json(script, tmp_path):
+    result = run_script(
+        script, "--episodes", 300, "--eval-every", 100, "--eval-games", 20, "--test-games", 50,
+        "--log-dir", tmp_path / "runs", "--run-name", "smoke", "--json", tmp_path / "out.json", "--no-progress",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    metrics = json.loads((tmp_path / "out.json").read_text())
+    assert metrics["episodes"] == 300 and metrics["test_games"] == 50
+    assert metrics["test_wins"] + metrics["test_losses"] + metrics["test_draws"] == 50
+    assert metrics["table_size"] > 100 and metrics["episodes_per_second"] > 0
+    assert Path(metrics["checkpoint"]) == Path("checkpoints/smoke.pt")
+    agent = rltorch.load(tmp_path / metrics["checkpoint"])
+    assert agent.act((0,) * 9, list(range(9))) in range(9)
+    assert list((tmp_path / "runs" / "smoke").glob("events.out.tfevents.*"))
+    assert "losses" in result.stdout and "checkpoint:" in result.stdout
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_help(script, tmp_path):
+    result = run_script(script, "--help", cwd=tmp_path)
+    assert result.returncode == 0 and "--episodes" in result.stdout and "--epsilon-schedule" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--episodes", "-5"], "must be a positive integer"),
+        (["--alpha", "2"], "must be in [0, 1]"),
+        (["--alpha", "0"], "--alpha must be > 0"),
+        (["--epsilon-decay", "0"], "epsilon decay must be positive"),
+        (["--seat", "Z"], "invalid choice"),
+    ],
+)
+def test_bad_input_gives_one_message_and_a_non_zero_exit(args, message, tmp_path):
+    result = run_script("sarsa_trainer.py", *args, "--episodes" if "--episodes" not in args else "--seed", 10,
+                        "--log-dir", tmp_path, "--no-progress", cwd=tmp_path)
+    assert result.returncode != 0
+    assert message in result.stderr and "Traceback" not in result.stderr
+
+
+def test_unwritable_checkpoint_is_a_clear_error(tmp_path):
+    (tmp_path / "file").write_text("x")
+    result = run_script("sarsa_trainer.py", "--episodes", 100, "--checkpoint", tmp_path / "file" / "run.pt",
+                        "--log-dir", tmp_path / "runs", "--test-games", 10, "--no-progress", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "error: cannot write checkpoint" in result.stderr and "Traceback" not in result.stderr

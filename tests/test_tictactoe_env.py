@@ -1,0 +1,144 @@
+import gymnasium as gym
+import pytest
+from gymnasium.utils.env_checker import check_env
+from helpers import ScriptedOpponent
+
+import rltorch  # noqa: F401  (registers the envs)
+from rltorch.envs.tictactoe import (
+    LINES,
+    O,
+    SmartRandomOpponent,
+    TicTacToeEnv,
+    X,
+    afterstate,
+    completes_line,
+    render_board,
+    winner,
+)
+
+
+@pytest.mark.parametrize("mark", [X, O])
+@pytest.mark.parametrize("line", LINES)
+def test_every_line_wins_for_both_marks(line, mark):
+    board = [0] * 9
+    for cell in line:
+        board[cell] = mark
+    assert winner(board) == mark
+    assert all(completes_line(board, cell) for cell in line)
+
+
+def test_full_board_without_line_is_a_draw():
+    board = (X, O, X, X, O, O, O, X, X)
+    assert winner(board) == 0
+    assert not any(completes_line(board, cell) for cell in range(9))
+
+
+def play(env, moves):
+    """Reset, then play `moves`; return the list of step results."""
+    env.reset(seed=0)
+    return [env.step(cell) for cell in moves]
+
+
+def test_game_ends_after_our_move_with_a_win():
+    env = TicTacToeEnv(ScriptedOpponent([3, 4]))
+    results = play(env, [0, 1, 2])
+    assert [r[1:3] for r in results] == [(0.0, False), (0.0, False), (1.0, True)]
+    assert results[-1][0] == (X, X, X, O, O, 0, 0, 0, 0)
+
+
+def test_game_ends_after_the_reply_with_a_loss():
+    env = TicTacToeEnv(ScriptedOpponent([2, 4, 6]))
+    results = play(env, [0, 8, 1])
+    board, reward, terminated, truncated, info = results[-1]
+    assert (reward, terminated, truncated) == (-1.0, True, False)
+    assert board == (X, X, O, 0, O, 0, O, 0, X)
+
+
+def test_game_goes_on_returns_the_board_after_the_reply():
+    env = TicTacToeEnv(ScriptedOpponent([0]))
+    env.reset(seed=0)
+    board, reward, terminated, truncated, info = env.step(4)
+    assert board == (O, 0, 0, 0, X, 0, 0, 0, 0)
+    assert (reward, terminated, truncated, info) == (0.0, False, False, {})
+    assert env.legal_actions() == [1, 2, 3, 5, 6, 7, 8]
+
+
+def test_draw_after_our_last_move():
+    # X: 0 2 3 7 8 ... O: 1 4 5 6 -> X O X / X O O / O X X, no line.
+    env = TicTacToeEnv(ScriptedOpponent([1, 4, 5, 6]))
+    results = play(env, [0, 2, 3, 7, 8])
+    assert results[-1][1:3] == (0.0, True)
+    assert winner(results[-1][0]) == 0
+
+
+def test_draw_after_the_reply_as_o():
+    # X (opponent) opens at 0; the learner is O.
+    env = TicTacToeEnv(ScriptedOpponent([0, 2, 3, 7, 8]), seat="O")
+    board, _ = env.reset(seed=0)
+    assert board == (X, 0, 0, 0, 0, 0, 0, 0, 0)
+    results = [env.step(cell) for cell in [1, 4, 5, 6]]
+    assert results[-1][1:3] == (0.0, True)
+    assert results[-1][0].count(0) == 0
+
+
+def test_o_learner_wins_and_loses_from_its_own_point_of_view():
+    env = TicTacToeEnv(ScriptedOpponent([0, 1, 8]), seat="O")
+    env.reset(seed=0)
+    assert [env.step(cell)[1] for cell in [3, 4, 5]] == [0.0, 0.0, 1.0]
+    env = TicTacToeEnv(ScriptedOpponent([0, 1, 2]), seat="O")
+    env.reset(seed=0)
+    assert [env.step(cell)[1] for cell in [3, 4]] == [0.0, -1.0]
+
+
+@pytest.mark.parametrize("cell", [-1, 9, 0, 4])
+def test_illegal_or_occupied_cells_raise_naming_the_cell(cell):
+    env = TicTacToeEnv(ScriptedOpponent([0]))
+    env.reset(seed=0)
+    env.step(4)  # X on 4, O replies on 0
+    with pytest.raises(ValueError, match=f"cell {cell} is not an empty cell"):
+        env.step(cell)
+
+
+def test_step_after_the_end_raises():
+    env = TicTacToeEnv(ScriptedOpponent([3, 4]))
+    play(env, [0, 1, 2])
+    with pytest.raises(ValueError, match="cell 5.*game is over"):
+        env.step(5)
+
+
+def test_afterstate_is_the_board_after_our_move():
+    assert afterstate((0,) * 9, 4) == (0, 0, 0, 0, X, 0, 0, 0, 0)
+    assert afterstate((0, 0, 0, 0, X, 0, 0, 0, 0), 0) == (O, 0, 0, 0, X, 0, 0, 0, 0)
+    assert TicTacToeEnv().afterstate((X, 0, 0, 0, O, 0, 0, 0, 0), 8)[8] == X
+
+
+def test_smart_opponent_wins_before_it_blocks():
+    # O to move; O can win at 5 (3, 4, 5) and X threatens 2 (0, 1, 2).
+    board = (X, X, 0, O, O, 0, X, 0, 0)
+    assert SmartRandomOpponent(p=1.0).act(board, [2, 5, 7, 8]) == 5
+    board = (X, X, 0, 0, O, 0, 0, 0, 0)
+    assert SmartRandomOpponent(p=1.0).act(board, [2, 3, 5, 6, 7, 8]) == 2
+
+
+def test_observations_are_plain_int_tuples():
+    env = TicTacToeEnv()
+    board, _ = env.reset(seed=3)
+    board, *_ = env.step(env.legal_actions()[0])
+    assert isinstance(board, tuple) and all(type(cell) is int for cell in board)
+
+
+@pytest.mark.parametrize("seat", ["X", "O"])
+def test_check_env_passes(seat):
+    check_env(TicTacToeEnv(seat=seat), skip_render_check=True)
+
+
+def test_registered_with_gymnasium():
+    env = gym.make("rltorch/TicTacToe-v0", seat="O")
+    board, _ = env.reset(seed=1)
+    assert board.count(X) == 1 and board.count(O) == 0
+    assert "1 |" in render_board((0,) * 9)
+
+
+def test_bad_seat_is_refused():
+    with pytest.raises(ValueError, match="seat"):
+        TicTacToeEnv(seat="Z")
