@@ -2,9 +2,14 @@
 
 import gymnasium as gym
 
-from rltorch.envs.tictactoe import RandomOpponent, SmartRandomOpponent, TicTacToeEnv
+from rltorch.envs.blackjack import BlackjackEnv
+from rltorch.envs.tictactoe import SmartRandomOpponent, TicTacToeEnv
 
-if "rltorch/TicTacToe-v0" not in gym.registry:
-    gym.register(id="rltorch/TicTacToe-v0", entry_point="rltorch.envs.tictactoe:TicTacToeEnv")
+for _id, _entry in (
+    ("rltorch/TicTacToe-v0", "rltorch.envs.tictactoe:TicTacToeEnv"),
+    ("rltorch/Blackjack-v0", "rltorch.envs.blackjack:BlackjackEnv"),
+):
+    if _id not in gym.registry:
+        gym.register(id=_id, entry_point=_entry)
 
-__all__ = ["RandomOpponent", "SmartRandomOpponent", "TicTacToeEnv"]
+__all__ = ["BlackjackEnv", "SmartRandomOpponent", "TicTacToeEnv"]

@@ -8,7 +8,8 @@ One `step` is the learner's move plus the opponent's reply, so three cases arise
 the game ends after our move (reward +1 win or 0 draw); it ends after the reply (-1 loss or
 0 draw, always from the learner's point of view); or it goes on (reward 0, and the observation
 is the board where the learner chooses again). As O, the opponent's opening move is played
-inside `reset`.
+inside `reset`. With `seat="both"` the learner's seat alternates every game (X first), so one
+table learns both seats; `env.mark` tells the seat of the current game.
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ from typing import Any, Protocol
 import gymnasium as gym
 from gymnasium import spaces
 
+from rltorch.agents import RandomAgent
+
 X, O, EMPTY = 1, -1, 0
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 LINES_THROUGH = tuple(tuple(line for line in LINES if cell in line) for cell in range(9))
-SEATS = {"X": X, "O": O}
+SEATS = {"X": X, "O": O, "both": O}  # "both" alternates, starting with X at the first reset
 
 Board = tuple[int, ...]
 
@@ -78,15 +81,6 @@ class Opponent(Protocol):
         ...
 
 
-class RandomOpponent:
-    """Plays a uniformly random empty cell."""
-
-    def act(self, board: Sequence[int], legal_actions: Sequence[int], rng: random.Random | None = None) -> int:
-        """Return a random legal cell."""
-        rng = rng or random
-        return legal_actions[rng.randrange(len(legal_actions))]
-
-
 class SmartRandomOpponent:
     """With probability `p` takes a winning cell, else a blocking one; otherwise plays at random."""
 
@@ -121,8 +115,8 @@ class TicTacToeEnv(gym.Env):
 
     def __init__(self, opponent: Opponent | None = None, seat: str = "X", render_mode: str | None = None) -> None:
         if seat not in SEATS:
-            raise ValueError(f"seat must be 'X' or 'O', got {seat!r}")
-        self.opponent = opponent if opponent is not None else RandomOpponent()
+            raise ValueError(f"seat must be 'X', 'O' or 'both', got {seat!r}")
+        self.opponent = opponent if opponent is not None else RandomAgent()
         self.seat = seat
         self.mark = SEATS[seat]
         self.render_mode = render_mode
@@ -143,6 +137,8 @@ class TicTacToeEnv(gym.Env):
         self._board = [EMPTY] * 9
         self._empty = list(range(9))
         self._done = False
+        if self.seat == "both":
+            self.mark = X if seed is not None else -self.mark
         if self.mark == O:
             self._reply()
         return tuple(self._board), {}

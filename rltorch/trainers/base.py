@@ -76,6 +76,7 @@ class Trainer:
         seed: int = 0,
         logger: Any = None,
         eval_env: gym.Env | None = None,
+        exact_eval: Callable[[GreedyAgent], dict[str, float]] | None = None,
     ) -> None:
         if not 0.0 <= gamma <= 1.0:
             raise ValueError(f"gamma must be in [0, 1], got {gamma}")
@@ -88,6 +89,7 @@ class Trainer:
         self.rng = random.Random(seed)
         self.logger = logger if logger is not None else NullLogger()
         self.eval_env = eval_env if eval_env is not None else copy.deepcopy(env)
+        self.exact_eval = exact_eval
         self.episodes_done = 0
         self.legal_actions = _legal_actions_of(env)
         self._block = _Block()
@@ -202,10 +204,12 @@ class Trainer:
         return outcomes
 
     def log_evaluation(self, games: int) -> dict[str, float]:
-        """Test `games` greedy episodes and log `eval/win_rate`, `eval/loss_rate`, `eval/draw_rate`."""
-        rates = self.test(games).rates()
-        self.logger.scalars({f"eval/{name}": rate for name, rate in rates.items()}, self.episodes_done)
-        return rates
+        """Log `eval/win_rate`, `eval/loss_rate`, `eval/draw_rate` of `games` greedy episodes, and exact figures."""
+        scalars = {f"eval/{name}": rate for name, rate in self.test(games).rates().items()}
+        if self.exact_eval is not None:
+            scalars.update(self.exact_eval(self.agent()))
+        self.logger.scalars(scalars, self.episodes_done)
+        return scalars
 
     def config(self) -> dict[str, Any]:
         """The settings that describe this run."""
