@@ -9,12 +9,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rltorch.agents import RandomAgent
+from rltorch.agents import MixtureAgent, RandomAgent, SelfPlayAgent
 from rltorch.envs.tictactoe import SmartRandomOpponent, TicTacToeEnv, afterstate
 from rltorch.errors import RLTorchError
+from rltorch.evaluation import ExactScalars, exact_report, format_report, reachable_key_count
 from rltorch.keys import AfterstateKeys, StateActionKeys
 from rltorch.logger import TensorBoardLogger, run_name
 from rltorch.policies import make_schedule
+from rltorch.solvers.tictactoe import PerfectAgent
 from rltorch.trainers import TRAINERS, Trainer
 from rltorch.values import QTable, VTable
 
@@ -67,10 +69,13 @@ def build_parser(algorithm: str, description: str, alpha: float = 0.1) -> argpar
     exploration.add_argument("--epsilon-decay", type=float, default=10_000.0,
                              help="time constant (exponential) or length in episodes (linear)")
     game = parser.add_argument_group("game")
-    game.add_argument("--opponent", choices=("random", "smart"), default="random",
-                      help="random: uniform; smart: wins, else blocks, with probability --smart-p")
+    game.add_argument("--opponent", default="random",
+                      help="random | smart | perfect | self, or a mixture by weight such as random:0.5,perfect:0.5")
     game.add_argument("--smart-p", type=unit_float, default=0.8, help="how often the smart opponent wins or blocks")
-    game.add_argument("--seat", choices=("X", "O"), default="X", help="the learner's mark (X moves first)")
+    game.add_argument("--self-play-every", type=positive_int, default=1000,
+                      help="episodes between refreshes of the self-play opponent's frozen copy")
+    game.add_argument("--seat", choices=("X", "O", "both"), default="X",
+                      help="the learner's mark (X moves first); both: alternate every game")
     output = parser.add_argument_group("output")
     output.add_argument("--run-name", help="run folder name (default: env__algo__seed__time)")
     output.add_argument("--log-dir", type=Path, default=Path("runs"), help="TensorBoard root folder")
@@ -85,13 +90,48 @@ def build_parser(algorithm: str, description: str, alpha: float = 0.1) -> argpar
     return parser
 
 
+OPPONENT_NAMES = ("random", "smart", "perfect", "self")
+
+
+def parse_opponent(spec: str) -> list[tuple[str, float]]:
+    """Parse 'random' or 'random:0.5,perfect:0.5' into (name, weight) pairs."""
+    parts = []
+    for item in spec.split(","):
+        name, _, weight = item.strip().partition(":")
+        if name not in OPPONENT_NAMES:
+            choices = ", ".join(OPPONENT_NAMES)
+            raise RLTorchError(f"unknown opponent {name!r} in --opponent {spec!r}; choose from {choices}")
+        try:
+            parts.append((name, float(weight) if weight else 1.0))
+        except ValueError:
+            raise RLTorchError(f"bad weight {weight!r} in --opponent {spec!r}") from None
+        if parts[-1][1] < 0:
+            raise RLTorchError(f"negative weight in --opponent {spec!r}")
+    if sum(weight for _, weight in parts) <= 0:
+        raise RLTorchError(f"the weights in --opponent {spec!r} add up to 0")
+    return parts
+
+
+def build_opponent(spec: str, smart_p: float, keys: Any) -> tuple[Any, SelfPlayAgent | None]:
+    """The env's opponent for `spec`, and the self-play copy inside it (if any) to refresh."""
+    self_play = None
+    agents = []
+    for name, weight in parse_opponent(spec):
+        if name == "self":
+            self_play = self_play or SelfPlayAgent(keys)
+            agent = self_play
+        else:
+            agent = {"random": RandomAgent, "perfect": PerfectAgent}.get(name, lambda: SmartRandomOpponent(smart_p))()
+        agents.append((agent, weight))
+    return (agents[0][0] if len(agents) == 1 else MixtureAgent(agents)), self_play
+
+
 def build_trainer(algorithm: str, args: argparse.Namespace, logger: Any = None) -> Trainer:
     """The trainer, value table, env and evaluation env that `args` describe."""
     try:
         schedule = make_schedule(args.epsilon_schedule, args.epsilon_start, args.epsilon_final, args.epsilon_decay)
     except ValueError as error:
         raise RLTorchError(str(error)) from None
-    opponent = SmartRandomOpponent(args.smart_p) if args.opponent == "smart" else RandomAgent()
     sample_average = getattr(args, "sample_average", False)
     alpha = None if sample_average else args.alpha
     if alpha == 0:
@@ -100,8 +140,9 @@ def build_trainer(algorithm: str, args: argparse.Namespace, logger: Any = None) 
         value_fn, keys = VTable(alpha=alpha), AfterstateKeys(afterstate)
     else:
         value_fn, keys = QTable(alpha=alpha), StateActionKeys()
+    opponent, self_play = build_opponent(args.opponent, args.smart_p, keys)
     extra = {"first_visit": not args.every_visit} if algorithm == "mc" else {}
-    return TRAINERS[algorithm](
+    trainer = TRAINERS[algorithm](
         TicTacToeEnv(opponent, seat=args.seat),
         value_fn,
         keys=keys,
@@ -110,8 +151,26 @@ def build_trainer(algorithm: str, args: argparse.Namespace, logger: Any = None) 
         seed=args.seed,
         logger=logger,
         eval_env=TicTacToeEnv(RandomAgent(), seat=args.seat),
+        exact_eval=ExactScalars(args.seat),
         **extra,
     )
+    trainer.callback = SelfPlayRefresher(self_play, args.self_play_every) if self_play else None
+    return trainer
+
+
+class SelfPlayRefresher:
+    """A training callback that copies the learner's values into its self-play opponent every k episodes."""
+
+    def __init__(self, opponent: SelfPlayAgent, every: int) -> None:
+        self.opponent = opponent
+        self.every = every
+        self.last_refresh = 0
+
+    def __call__(self, trainer: Trainer) -> None:
+        """Refresh the frozen copy when `every` episodes have passed since the last one."""
+        if trainer.episodes_done - self.last_refresh >= self.every:
+            self.opponent.refresh(trainer.value_fn)
+            self.last_refresh = trainer.episodes_done
 
 
 def train_and_report(algorithm: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -124,11 +183,12 @@ def train_and_report(algorithm: str, args: argparse.Namespace) -> dict[str, Any]
     start = time.perf_counter()
     try:
         trainer.train(args.episodes, log_every=args.log_every, eval_every=args.eval_every,
-                      eval_games=args.eval_games, progress=not args.no_progress)
+                      eval_games=args.eval_games, progress=not args.no_progress, callback=trainer.callback)
     except KeyboardInterrupt:
         print(f"\ninterrupted after {trainer.episodes_done} episodes; saving what was learned", file=sys.stderr)
     seconds = time.perf_counter() - start
     outcomes = trainer.test(args.test_games)
+    exact = exact_report(trainer.agent(), args.seat)
     logger.close()
     _save(trainer, checkpoint)
     metrics = {
@@ -141,6 +201,8 @@ def train_and_report(algorithm: str, args: argparse.Namespace) -> dict[str, Any]
         "test_losses": outcomes.losses,
         "test_draws": outcomes.draws,
         "table_size": len(trainer.value_fn),
+        "reachable_keys": reachable_key_count(args.seat, args.values),
+        "exact": exact,
         "checkpoint": str(checkpoint),
         "log_dir": str(logger.log_dir),
     }
@@ -165,7 +227,9 @@ def _report(metrics: dict[str, Any]) -> None:
         f"{metrics['episodes']:,} episodes in {metrics['seconds']:.1f} s ({metrics['episodes_per_second']:,.0f} ep/s)\n"
         f"test vs random, {metrics['test_games']} greedy games: wins {metrics['test_wins']}, "
         f"losses {metrics['test_losses']}, draws {metrics['test_draws']}\n"
-        f"table size: {metrics['table_size']:,} entries\n"
+        f"table size: {metrics['table_size']:,} entries "
+        f"(of {metrics['reachable_keys']:,} keys reachable against a random opponent)\n"
+        f"exact evaluation of the greedy policy:\n{format_report(metrics['exact'])}\n"
         f"checkpoint: {metrics['checkpoint']}\n"
         f"TensorBoard: tensorboard --logdir {Path(metrics['log_dir']).parent}  (run {Path(metrics['log_dir']).name})"
     )

@@ -56,7 +56,8 @@ def format_report(report: dict[str, Any]) -> str:
     """The exact report as lines of text."""
     lines = []
     for seat, figures in report.items():
-        verdict = "never loses" if figures["never_loses_vs_perfect"] else f"loses {figures['lines_lost_vs_perfect']} lines"
+        lost = figures["lines_lost_vs_perfect"]
+        verdict = "never loses" if not lost else f"loses {lost} lines"
         lines.append(
             f"as {seat}: vs random win {figures['win']:.4f}, draw {figures['draw']:.4f}, loss {figures['loss']:.4f} "
             f"(exact: {figures['fractions']['loss']} loss); vs perfect: {verdict}"

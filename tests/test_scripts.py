@@ -66,3 +66,32 @@ def test_unwritable_checkpoint_is_a_clear_error(tmp_path):
                         "--log-dir", tmp_path / "runs", "--test-games", 10, "--no-progress", cwd=tmp_path)
     assert result.returncode == 1
     assert "error: cannot write checkpoint" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_self_play_and_afterstate_options(tmp_path):
+    result = run_script(
+        "qlearning_trainer.py", "--episodes", 1500, "--values", "afterstate", "--seat", "both",
+        "--opponent", "self:0.5,smart:0.5", "--self-play-every", 500, "--eval-every", 500, "--eval-games", 20,
+        "--test-games", 20, "--log-dir", tmp_path / "runs", "--run-name", "sp", "--json", tmp_path / "sp.json",
+        "--no-progress", cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    metrics = json.loads((tmp_path / "sp.json").read_text())
+    assert set(metrics["exact"]) == {"X", "O"}
+    assert metrics["reachable_keys"] == 2739 + 2738
+    assert 0 < metrics["table_size"] <= metrics["reachable_keys"]
+
+
+def test_self_play_refresher_copies_the_values_every_k_episodes():
+    from rltorch import QTable, SARSATrainer, StateActionKeys
+    from rltorch.agents import SelfPlayAgent
+    from rltorch.cli import SelfPlayRefresher
+    from rltorch.envs.tictactoe import TicTacToeEnv
+
+    opponent = SelfPlayAgent(StateActionKeys())
+    trainer = SARSATrainer(TicTacToeEnv(opponent, seat="both"), QTable(), seed=0)
+    refresher = SelfPlayRefresher(opponent, every=300)
+    trainer.train(200, log_every=100, eval_every=0, progress=False, callback=refresher)
+    assert opponent.value_fn is None
+    trainer.train(100, log_every=100, eval_every=0, progress=False, callback=refresher)
+    assert opponent.value_fn is not trainer.value_fn and opponent.value_fn.table == trainer.value_fn.table

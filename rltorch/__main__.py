@@ -1,0 +1,53 @@
+"""`python -m rltorch evaluate CHECKPOINT` and `python -m rltorch play`: exact figures, and a game."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rltorch.checkpoints import load
+from rltorch.errors import RLTorchError
+
+DEFAULT_CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "play_tictactoe.pt"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `evaluate` and `play` subcommands."""
+    parser = argparse.ArgumentParser(prog="python -m rltorch", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    evaluate = commands.add_parser("evaluate", help="exact win/draw/loss of a tic-tac-toe checkpoint")
+    evaluate.add_argument("checkpoint", type=Path, help="a checkpoint written by a trainer")
+    evaluate.add_argument("--seat", choices=("X", "O", "both"), default="both", help="which seat(s) to evaluate")
+    evaluate.add_argument("--json", action="store_true", help="print JSON instead of text")
+    play = commands.add_parser("play", help="play tic-tac-toe against a trained agent in the terminal")
+    play.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT, help="the agent to play against")
+    play.add_argument("--seat", choices=("X", "O"), help="your mark (asked when omitted)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run a subcommand; rltorch errors become one message and exit status 1."""
+    args = build_parser().parse_args(argv)
+    try:
+        agent = load(args.checkpoint)
+        if args.command == "evaluate":
+            from rltorch.evaluation import exact_report, format_report
+
+            report = exact_report(agent, args.seat)
+            print(json.dumps(report, indent=2) if args.json else format_report(report))
+        else:
+            from rltorch.play import TerminalGame
+
+            TerminalGame(agent).run(args.seat)
+    except RLTorchError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\nbye")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
