@@ -29,3 +29,17 @@ def test_event_file_holds_the_tags(tmp_path):
     for event in events.Scalars("eval/win_rate"):
         assert 0.0 <= event.value <= 1.0
     assert any("hyperparameters" in tag for tag in events.Tags()["tensors"])
+
+
+def test_exact_figures_are_logged_at_each_evaluation(tmp_path):
+    from rltorch.evaluation import ExactScalars
+
+    logger = TensorBoardLogger(tmp_path / "run")
+    trainer = SARSATrainer(TicTacToeEnv(seat="both"), QTable(), seed=0, logger=logger, exact_eval=ExactScalars("both"))
+    trainer.train(200, log_every=100, eval_every=100, eval_games=10, progress=False)
+    logger.close()
+    events = EventAccumulator(str(tmp_path / "run"))
+    events.Reload()
+    for seat in ("X", "O"):
+        values = {tag: events.Scalars(f"eval/exact_{tag}_{seat}")[-1].value for tag in ("win", "draw", "loss")}
+        assert sum(values.values()) == pytest.approx(1.0, abs=1e-6)
