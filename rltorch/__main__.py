@@ -1,4 +1,4 @@
-"""`python -m rltorch evaluate CHECKPOINT` and `python -m rltorch play`: exact figures, and a game."""
+"""`python -m rltorch evaluate | play | plot`: exact figures, a game, and curves from TensorBoard runs."""
 
 from __future__ import annotations
 
@@ -24,6 +24,11 @@ def build_parser() -> argparse.ArgumentParser:
     play = commands.add_parser("play", help="play tic-tac-toe against a trained agent in the terminal")
     play.add_argument("--checkpoint", type=Path, default=DEFAULT_CHECKPOINT, help="the agent to play against")
     play.add_argument("--seat", choices=("X", "O"), help="your mark (asked when omitted)")
+    plot = commands.add_parser("plot", help="plot runs' scalars side by side from their event files")
+    plot.add_argument("runs", nargs="+", type=Path, help="run folders (each holding an events file)")
+    plot.add_argument("--tags", nargs="+", default=["eval/exact_loss", "eval/exact_win"], help="scalar tags")
+    plot.add_argument("--labels", nargs="+", help="legend labels, one per run (default: folder names)")
+    plot.add_argument("--out", type=Path, default=Path("curves.png"), help="PNG to write")
     return parser
 
 
@@ -31,6 +36,11 @@ def main(argv: list[str] | None = None) -> int:
     """Run a subcommand; rltorch errors become one message and exit status 1."""
     args = build_parser().parse_args(argv)
     try:
+        if args.command == "plot":
+            from rltorch.plots import plot_runs
+
+            print(f"wrote {plot_runs(args.runs, args.tags, args.out, args.labels)}")
+            return 0
         agent = load(args.checkpoint)
         if args.command == "evaluate":
             from rltorch.evaluation import exact_report, format_report

@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import torch
+
 from rltorch.agents import MixtureAgent, RandomAgent, SelfPlayAgent
 from rltorch.envs.tictactoe import SmartRandomOpponent, TicTacToeEnv, afterstate
 from rltorch.errors import RLTorchError
@@ -18,7 +20,9 @@ from rltorch.logger import TensorBoardLogger, run_name
 from rltorch.policies import make_schedule
 from rltorch.solvers.tictactoe import PerfectAgent
 from rltorch.trainers import TRAINERS, Trainer
-from rltorch.values import QTable, VTable
+from rltorch.values import QTable, ValueFunction, VTable
+from rltorch.values.encoders import BoardEncoder
+from rltorch.values.networks import QNetwork, VNetwork
 
 ENV_NAME = "TicTacToe-v0"
 
@@ -57,6 +61,19 @@ def build_parser(algorithm: str, description: str, alpha: float = 0.1) -> argpar
     learning.add_argument("--values", choices=("q", "afterstate"), default="q",
                           help="key the table by (state, action) pairs or by afterstates")
     learning.add_argument("--seed", type=int, default=0, help="seed of every random choice in the run")
+    learning.add_argument("--value-fn", choices=("table", "mlp"), default="table",
+                          help="a dict-backed table, or a neural network behind the same interface")
+    learning.add_argument("--hidden", type=positive_int, nargs="+", default=[64], help="mlp hidden layer widths")
+    learning.add_argument("--lr", type=float, default=1e-3, help="mlp Adam learning rate")
+    learning.add_argument("--device", choices=("cpu", "cuda", "auto"), default="cpu", help="where an mlp runs")
+    learning.add_argument("--threads", type=positive_int, default=1,
+                          help="CPU threads for torch (small networks run fastest on one)")
+    if algorithm == "qlearning":
+        learning.add_argument("--replay-size", type=non_negative_int, default=0,
+                              help="DQN: replay the last N transitions in minibatches (0: off)")
+        learning.add_argument("--batch-size", type=positive_int, default=32, help="DQN: minibatch size")
+        learning.add_argument("--target-update-every", type=non_negative_int, default=0,
+                              help="DQN: bootstrap from a frozen copy refreshed every K fits (0: off)")
     if algorithm == "mc":
         learning.add_argument("--every-visit", action="store_true", help="every-visit instead of first-visit MC")
         learning.add_argument("--sample-average", action="store_true", help="step 1/N(key) instead of --alpha")
@@ -126,6 +143,21 @@ def build_opponent(spec: str, smart_p: float, keys: Any) -> tuple[Any, SelfPlayA
     return (agents[0][0] if len(agents) == 1 else MixtureAgent(agents)), self_play
 
 
+def build_value_fn(args: argparse.Namespace, alpha: float | None) -> ValueFunction:
+    """The table or network that `--value-fn` and `--values` ask for."""
+    if args.value_fn == "table":
+        return VTable(alpha=alpha) if args.values == "afterstate" else QTable(alpha=alpha)
+    if args.lr <= 0:
+        raise RLTorchError(f"--lr must be positive, got {args.lr}")
+    torch.set_num_threads(args.threads)
+    try:
+        if args.values == "afterstate":
+            return VNetwork(BoardEncoder(), args.hidden, args.lr, args.device)
+        return QNetwork(BoardEncoder(), 9, args.hidden, args.lr, args.device)
+    except ValueError as error:
+        raise RLTorchError(str(error)) from None
+
+
 def build_trainer(algorithm: str, args: argparse.Namespace, logger: Any = None) -> Trainer:
     """The trainer, value table, env and evaluation env that `args` describe."""
     try:
@@ -136,12 +168,14 @@ def build_trainer(algorithm: str, args: argparse.Namespace, logger: Any = None) 
     alpha = None if sample_average else args.alpha
     if alpha == 0:
         raise RLTorchError("--alpha must be > 0 (use --sample-average for 1/N steps)")
-    if args.values == "afterstate":
-        value_fn, keys = VTable(alpha=alpha), AfterstateKeys(afterstate)
-    else:
-        value_fn, keys = QTable(alpha=alpha), StateActionKeys()
+    value_fn = build_value_fn(args, alpha)
+    keys = AfterstateKeys(afterstate) if args.values == "afterstate" else StateActionKeys()
     opponent, self_play = build_opponent(args.opponent, args.smart_p, keys)
-    extra = {"first_visit": not args.every_visit} if algorithm == "mc" else {}
+    extra = {
+        "mc": lambda: {"first_visit": not args.every_visit},
+        "qlearning": lambda: {"replay_size": args.replay_size, "batch_size": args.batch_size,
+                              "target_update_every": args.target_update_every},
+    }.get(algorithm, dict)()
     trainer = TRAINERS[algorithm](
         TicTacToeEnv(opponent, seat=args.seat),
         value_fn,
@@ -200,7 +234,7 @@ def train_and_report(algorithm: str, args: argparse.Namespace) -> dict[str, Any]
         "test_wins": outcomes.wins,
         "test_losses": outcomes.losses,
         "test_draws": outcomes.draws,
-        "table_size": len(trainer.value_fn),
+        "table_size": len(trainer.value_fn) if args.value_fn == "table" else None,
         "reachable_keys": reachable_key_count(args.seat, args.values),
         "exact": exact,
         "checkpoint": str(checkpoint),
@@ -223,11 +257,12 @@ def _save(trainer: Trainer, path: Path) -> None:
 
 def _report(metrics: dict[str, Any]) -> None:
     """Print the course's test line and where things went."""
+    size = "a network" if metrics["table_size"] is None else f"{metrics['table_size']:,} entries"
     print(
         f"{metrics['episodes']:,} episodes in {metrics['seconds']:.1f} s ({metrics['episodes_per_second']:,.0f} ep/s)\n"
         f"test vs random, {metrics['test_games']} greedy games: wins {metrics['test_wins']}, "
         f"losses {metrics['test_losses']}, draws {metrics['test_draws']}\n"
-        f"table size: {metrics['table_size']:,} entries "
+        f"table size: {size} "
         f"(of {metrics['reachable_keys']:,} keys reachable against a random opponent)\n"
         f"exact evaluation of the greedy policy:\n{format_report(metrics['exact'])}\n"
         f"checkpoint: {metrics['checkpoint']}\n"

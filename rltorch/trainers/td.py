@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import copy
+import random
+from collections import deque
+from collections.abc import Hashable, Sequence
+
 from rltorch.targets import q_learning_target, sarsa_target
 from rltorch.trainers.base import Trainer
+from rltorch.values.base import ValueFunction
+
+Transition = tuple[Hashable, float, bool, list[Hashable]]
 
 
 class SARSATrainer(Trainer):
@@ -30,23 +38,90 @@ class SARSATrainer(Trainer):
             key = next_key
 
 
+class ReplayBuffer:
+    """The last `capacity` transitions (key, reward, terminated, next keys), sampled uniformly."""
+
+    def __init__(self, capacity: int) -> None:
+        self.transitions: deque[Transition] = deque(maxlen=capacity)
+
+    def __len__(self) -> int:
+        """Transitions held."""
+        return len(self.transitions)
+
+    def add(self, transition: Transition) -> None:
+        """Store one transition, dropping the oldest when full."""
+        self.transitions.append(transition)
+
+    def sample(self, size: int, rng: random.Random) -> list[Transition]:
+        """`size` transitions drawn uniformly with replacement."""
+        transitions = self.transitions
+        return [transitions[rng.randrange(len(transitions))] for _ in range(size)]
+
+
+def batch_q_targets(batch: Sequence[Transition], value_fn: ValueFunction, gamma: float) -> list[float]:
+    """Q-learning targets of a batch, reading every next key's value in one call."""
+    flat = [key for _, _, _, next_keys in batch for key in next_keys]
+    values = value_fn.values(flat) if flat else []
+    targets, start = [], 0
+    for _, reward, terminated, next_keys in batch:
+        end = start + len(next_keys)
+        targets.append(q_learning_target(reward, values[start:end], gamma, terminated))
+        start = end
+    return targets
+
+
 class QLearningTrainer(Trainer):
-    """Off-policy TD control: update Q(S, A) toward R + gamma max_a Q(S', a), then choose in S'."""
+    """Off-policy TD control: update Q(S, A) toward R + gamma max_a Q(S', a), then choose in S'.
+
+    The step to DQN, both off by default: `replay_size` > 0 keeps a replay buffer and fits a
+    minibatch of `batch_size` sampled transitions each step; `target_update_every` > 0 reads the
+    bootstrap values from a frozen copy refreshed every that many fits.
+    """
 
     algorithm = "qlearning"
 
+    def __init__(self, *args, replay_size: int = 0, batch_size: int = 32, target_update_every: int = 0,
+                 **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if replay_size < 0 or batch_size < 1 or target_update_every < 0:
+            raise ValueError("replay_size and target_update_every must be >= 0 and batch_size >= 1")
+        self.replay = ReplayBuffer(replay_size) if replay_size else None
+        self.batch_size = batch_size
+        self.target_update_every = target_update_every
+        self.target_fn = copy.deepcopy(self.value_fn) if target_update_every else self.value_fn
+        self.fits = 0
+
     def run_episode(self, epsilon: float) -> float:
         """Play one episode, updating after every step."""
-        env, gamma = self.env, self.gamma
+        env = self.env
         state, _ = env.reset()
         total = 0.0
         while True:
             action, key = self.choose(state, epsilon)
             state, reward, terminated, truncated, _ = env.step(action)
             total += reward
-            if terminated:
-                self.learn(key, q_learning_target(reward, (), gamma, True))
+            next_keys = [] if terminated else self.keys(state, self.legal_actions())
+            self.learn_transition((key, reward, terminated, next_keys))
+            if terminated or truncated:
                 return total
-            self.learn(key, q_learning_target(reward, self.state_values(state), gamma, False))
-            if truncated:
-                return total
+
+    def learn_transition(self, transition: Transition) -> None:
+        """Learn from the newest transition, or from a replayed minibatch; refresh the target copy."""
+        if self.replay is None:
+            key, reward, terminated, next_keys = transition
+            next_values = self.target_fn.values(next_keys) if next_keys else ()
+            self.learn(key, q_learning_target(reward, next_values, self.gamma, terminated))
+        else:
+            self.replay.add(transition)
+            batch = self.replay.sample(self.batch_size, self.rng)
+            errors = self.value_fn.fit([key for key, *_ in batch], batch_q_targets(batch, self.target_fn, self.gamma))
+            self._td_errors.extend(errors.tolist())
+        self.fits += 1
+        if self.target_update_every and self.fits % self.target_update_every == 0:
+            self.target_fn = copy.deepcopy(self.value_fn)
+
+    def config(self) -> dict:
+        """The settings, with the DQN options."""
+        replay = self.replay.transitions.maxlen if self.replay else 0
+        return {**super().config(), "replay_size": replay, "batch_size": self.batch_size,
+                "target_update_every": self.target_update_every}

@@ -1,0 +1,86 @@
+"""Encoders: turn hashable keys (boards, blackjack states, (state, action) pairs) into feature rows.
+
+Each encoder is a small picklable object with `size` (features per key) and `__call__(keys)`
+returning a float tensor of shape (len(keys), size). Rows are cached per key, since the same keys
+come back again and again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+import torch
+
+
+class Encoder:
+    """Base: subclasses define `size` and `features(key) -> list[float]`."""
+
+    size: int = 0
+
+    def __init__(self) -> None:
+        self._cache: dict[Hashable, list[float]] = {}
+
+    def features(self, key: Hashable) -> list[float]:
+        """The feature row of one key."""
+        raise NotImplementedError
+
+    def __call__(self, keys: Sequence[Hashable]) -> torch.Tensor:
+        """Encode a batch of keys as a (len(keys), size) float32 tensor."""
+        cache = self._cache
+        rows = []
+        for key in keys:
+            row = cache.get(key)
+            if row is None:
+                row = cache[key] = self.features(key)
+            rows.append(row)
+        return torch.tensor(rows, dtype=torch.float32)
+
+    def __getstate__(self) -> dict:
+        """Pickle without the cache."""
+        return {**self.__dict__, "_cache": {}}
+
+
+def one_hot(index: int, size: int) -> list[float]:
+    """A list of `size` zeros with a one at `index`."""
+    row = [0.0] * size
+    row[index] = 1.0
+    return row
+
+
+class BoardEncoder(Encoder):
+    """Tic-tac-toe boards as three one-hot planes of 9 cells: empty, X, O (27 features)."""
+
+    size = 27
+
+    def features(self, key: Hashable) -> list[float]:
+        """The planes of one board."""
+        return [float(cell == mark) for mark in (0, 1, -1) for cell in key]
+
+
+class BlackjackEncoder(Encoder):
+    """Blackjack states (sum, dealer card, usable ace): one-hot sum 4..21, one-hot dealer 1..10, ace flag."""
+
+    size = 18 + 10 + 1
+
+    def features(self, key: Hashable) -> list[float]:
+        """The features of one state."""
+        player_sum, dealer_card, usable_ace = key
+        return one_hot(min(max(player_sum, 4), 21) - 4, 18) + one_hot(dealer_card - 1, 10) + [float(usable_ace)]
+
+
+class PairEncoder(Encoder):
+    """(state, action) keys: the state's features followed by a one-hot action."""
+
+    def __init__(self, state_encoder: Encoder, actions: int) -> None:
+        super().__init__()
+        self.state_encoder = state_encoder
+        self.actions = actions
+        self.size = state_encoder.size + actions
+
+    def features(self, key: Hashable) -> list[float]:
+        """The state's features and the action's one-hot."""
+        state, action = key
+        return self.state_encoder.features(state) + one_hot(action, self.actions)
+
+
+ENCODERS = {"tictactoe": BoardEncoder, "blackjack": BlackjackEncoder}
