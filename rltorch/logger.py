@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import numpy as np
 from tensorboard.compat.proto.summary_pb2 import Summary
 from torch.utils.tensorboard import SummaryWriter
 
@@ -42,6 +43,11 @@ class TensorBoardLogger:
         self._pending.clear()
         self.writer.flush()
 
+    def histogram(self, tag: str, values: list[float], step: int) -> None:
+        """Log a histogram of `values` (skipped when there are none)."""
+        if values:
+            self.writer.add_histogram(tag, np.asarray(values, dtype=np.float64), step)
+
     def text(self, tag: str, text: str, step: int = 0) -> None:
         """Log a block of Markdown text, e.g. the hyperparameters."""
         self.writer.add_text(tag, text, step)
@@ -65,6 +71,9 @@ class NullLogger:
 
     def scalars(self, values: dict[str, float], step: int) -> None:
         """Drop scalars."""
+
+    def histogram(self, tag: str, values: list[float], step: int) -> None:
+        """Drop a histogram."""
 
     def text(self, tag: str, text: str, step: int = 0) -> None:
         """Drop a text."""

@@ -1,34 +1,43 @@
 """Blackjack as in Sutton & Barto's Example 5.1, as a single-agent Gymnasium environment.
 
-Rules. Cards come from an infinite deck: each draw is one of the 13 ranks with equal chance,
-ace = 1, two to nine at face value, ten, jack, queen and king = 10 (so a 10-valued card has
+Rules. By default cards come from an infinite deck: each draw is one of the 13 ranks with equal
+chance, ace = 1, two to nine at face value, ten, jack, queen and king = 10 (a 10-valued card has
 chance 4/13). An ace counts 11 whenever that keeps the hand at 21 or less; such a hand has a
 "usable ace" (a soft hand) and turns hard, the ace dropping to 1, when a draw would bust it.
+With `decks=k` cards are dealt without replacement from a shoe of k decks (`rltorch.envs.shoe`),
+fresh each hand, or with `penetration=p` kept across hands and reshuffled before a hand once that
+fraction of it has been dealt.
 
 The player and the dealer each get two cards; one of the dealer's is shown. The player takes
-cards automatically while below 12 (inside `reset`; no decision is involved, since a card can
-not bust a hand under 12), so every observation to act on has a sum of 12..21. Then the player
-hits (action 1) or sticks (action 0). Going over 21 loses at once (-1). After a stick the dealer
-shows the hidden card and draws while under 17, standing on every 17 (or, with
-`dealer_hits_soft_17=True`, drawing on a soft 17); a dealer bust wins for the player (+1),
-otherwise the higher total wins and equal totals draw (0). Rewards come only at the end; the
-episode has no discount.
+cards automatically while below 12 (inside `reset`; a card can not bust a hand under 12), so
+every observation to act on has a sum of 12..21; `player_draws_below_12=False` leaves every
+decision to the player. Then the player hits (action 1) or sticks (action 0). Going over 21
+loses at once (-1). After a stick the dealer shows the hidden card and draws while under 17,
+standing on every 17 (or, with `dealer_hits_soft_17=True`, drawing on a soft 17); a dealer bust
+wins for the player (+1), otherwise the higher total wins and equal totals draw (0). Rewards
+come only at the end; the episode has no discount.
 
-Naturals. By default a two-card 21 is an ordinary soft 21. With `natural=True` (the book's rule)
-a natural is settled on the player's first step whatever the action: it wins `natural_payout`
-(1 by default) unless the dealer's two cards are a natural too, a draw. A hand set up by an
-exploring start is never a natural.
+Naturals. By default a two-card 21 is an ordinary soft 21, and so is the dealer's: a player's
+21 draws against it. With `natural=True` (the book's rule) a player's natural is settled on the
+first step whatever the action: it wins `natural_payout` (1 by default) unless the dealer's two
+cards are a natural too, a draw. With `dealer_peeks=True` a dealer with an ace or a ten up checks
+for a natural first: if there is one the hand is over (reset's info says `dealer_natural`), and
+the first step, whatever the action, ends it with -1, or 0 if the player holds 21.
 
 Observation: `(player_sum, dealer_card, usable_ace)` as plain ints, the dealer card 1..10
-(1 = ace), usable_ace 0 or 1; after a bust the sum is the busted total (up to 31).
+(1 = ace), usable_ace 0 or 1; after a bust the sum is the busted total (up to 31). With
+`expanded_state=True` it is `(player_sum, dealer_card, usable_ace, cards, pair)`: the number of
+player cards capped at 4, and 1 for a two-card pair (same rank, or with `pair_rule="same_value"`
+same value, so any two ten-valued cards), else 0.
 
-Exploring starts: `reset(options={"state": (player_sum, dealer_card, usable_ace)})` with a sum of
-12..21 starts from exactly that observation; the dealer's hidden card is drawn at random.
+Exploring starts: `reset(options={"state": (player_sum, dealer_card, usable_ace)})` (infinite
+deck, 3-tuple) with a sum of 12..21 starts from exactly that observation and is never a natural;
+`reset(options={"hand": ranks, "dealer_card": rank})` (ranks 1..13, A=1, J=11, Q=12, K=13; the
+up card drawn if omitted) starts from those cards, taken out of a fresh shoe. Only the hidden
+card (and draws below 12, if the rules have them) is then dealt.
 
-Differences from Gymnasium's `Blackjack-v1` (defaults natural=False, sab=False): it does not
-draw for the player below 12, so its observations include sums 4..21; the card, dealer and
-scoring rules are otherwise the same. All cards here come through `_draw`, the one place a
-finite shoe would plug in.
+Gymnasium's `Blackjack-v1` (natural=False, sab=False) is `player_draws_below_12=False` here.
+Every card comes through `_draw`, which returns a rank.
 """
 
 from __future__ import annotations
@@ -40,13 +49,16 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
+from rltorch.envs.shoe import PAIR_RULES, RANK_VALUES, SAME_RANK, Shoe, check_start, is_pair
+
 STICK, HIT = 0, 1
 CARDS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)
 BLACKJACK = 21
 DEALER_STANDS_AT = 17
 PLAYER_DECIDES_FROM = 12
+MAX_COUNTED_CARDS = 4
 
-Observation = tuple[int, int, int]
+Observation = tuple[int, ...]
 
 
 def draw_card(rng: random.Random) -> int:
@@ -109,50 +121,110 @@ class BlackjackEnv(gym.Env):
         natural_payout: float = 1.0,
         dealer_hits_soft_17: bool = False,
         render_mode: str | None = None,
+        *,
+        decks: int | None = None,
+        penetration: float | None = None,
+        dealer_peeks: bool = False,
+        expanded_state: bool = False,
+        pair_rule: str = SAME_RANK,
+        player_draws_below_12: bool = True,
     ) -> None:
+        if pair_rule not in PAIR_RULES:
+            raise ValueError(f"pair_rule must be one of {PAIR_RULES}, got {pair_rule!r}")
+        if penetration is not None and decks is None:
+            raise ValueError("penetration needs a finite shoe (decks=k)")
         self.natural = natural
         self.natural_payout = float(natural_payout)
         self.dealer_hits_soft_17 = dealer_hits_soft_17
         self.render_mode = render_mode
-        self.observation_space = spaces.Tuple((spaces.Discrete(32), spaces.Discrete(11), spaces.Discrete(2)))
+        self.decks, self.penetration, self.dealer_peeks = decks, penetration, dealer_peeks
+        self.expanded_state, self.pair_rule = expanded_state, pair_rule
+        self.player_draws_below_12 = player_draws_below_12
+        self._shoe = None if decks is None else Shoe(decks, random.Random(0), penetration)
+        if self._shoe is not None:
+            self._draw = self._shoe.draw
+        counts = (spaces.Discrete(5), spaces.Discrete(2)) if expanded_state else ()
+        self.observation_space = spaces.Tuple((spaces.Discrete(32), spaces.Discrete(11), spaces.Discrete(2), *counts))
         self.action_space = spaces.Discrete(2)
         self._rng: random.Random | None = None
-        self._sum, self._usable = 0, False
+        self._sum, self._usable, self._cards, self._pair = 0, False, 0, 0
         self._dealer_card, self._dealer_hole = 1, 1
         self._dealer_total: int | None = None
-        self._natural_dealt = False
+        self._natural_dealt = self._peeked_natural = self._settled = False
+        self._peek_reward = -1.0
         self._done = True
 
     def _draw(self) -> int:
-        """The next card (the infinite deck)."""
-        return CARDS[int(self._rng.random() * 13)]
+        """The next card's rank 1..13 from the infinite deck (a finite shoe's `draw` replaces this)."""
+        return int(self._rng.random() * 13) + 1
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Observation, dict]:
-        """Deal a new hand (or set up `options["state"]`) and draw for the player below 12."""
+        """Deal a new hand (or set up `options["state"]` or `options["hand"]`); see the module docstring."""
         super().reset(seed=seed)
         if seed is not None or self._rng is None:
             self._rng = random.Random(int(self.np_random.integers(2**63)))
-        state = None if options is None else options.get("state")
-        if state is None:
-            self._deal()
+            if self._shoe is not None:
+                self._shoe.rng = self._rng
+                self._shoe.shuffle()
+        options = options or {}
+        if options.get("state") is not None:
+            self._set_up(options["state"])
+        elif options.get("hand") is not None:
+            self._set_up_cards(options["hand"], options.get("dealer_card"))
         else:
-            self._set_up(state)
+            self._deal()
         self._dealer_total = None
         self._done = False
-        return (self._sum, self._dealer_card, int(self._usable)), {}
+        obs = self._observation() if self.expanded_state else (self._sum, self._dealer_card, int(self._usable))
+        return obs, {"dealer_natural": True} if self._peeked_natural else {}
 
     def _deal(self) -> None:
-        """Deal two cards each, note a natural, then draw for the player below 12."""
-        total, usable = add_card(0, False, self._draw())
-        total, usable = add_card(total, usable, self._draw())
-        self._dealer_card, self._dealer_hole = self._draw(), self._draw()
+        """Deal two cards each from the deck or a fresh (or kept) shoe, then settle what the deal decides."""
+        if self._shoe is not None:
+            self._shoe.start_hand()
+        first, second = self._draw(), self._draw()
+        total, usable = add_card(0, False, RANK_VALUES[first])
+        total, usable = add_card(total, usable, RANK_VALUES[second])
         self._natural_dealt = self.natural and total == BLACKJACK
-        while total < PLAYER_DECIDES_FROM:
-            total, usable = add_card(total, usable, self._draw())
-        self._sum, self._usable = total, usable
+        self._pair = int(is_pair(first, second, self.pair_rule)) if self.expanded_state else 0
+        up = self._draw()
+        self._hold(total, usable, 2, up, self._draw())
+
+    def _set_up_cards(self, hand: Any, dealer_card: Any) -> None:
+        """Start from these player ranks and dealer up rank (drawn if None), taken out of a fresh shoe."""
+        ranks, up = check_start(hand, dealer_card)
+        if self._shoe is not None:
+            self._shoe.shuffle()
+            self._shoe.take(ranks if up is None else (*ranks, up))
+        total, usable = hand_value(RANK_VALUES[rank] for rank in ranks)
+        two_cards = len(ranks) == 2
+        self._natural_dealt = self.natural and two_cards and total == BLACKJACK
+        self._pair = int(self.expanded_state and two_cards and is_pair(ranks[0], ranks[1], self.pair_rule))
+        up = self._draw() if up is None else up
+        self._hold(total, usable, min(len(ranks), MAX_COUNTED_CARDS), up, self._draw())
+
+    def _hold(self, total: int, usable: bool, cards: int, up: int, hole: int) -> None:
+        """Hold the player's hand against the dealer's (up, hole) ranks: peek, then draw below 12 if the rules say."""
+        self._dealer_card, self._dealer_hole = RANK_VALUES[up], RANK_VALUES[hole]
+        self._peeked_natural = False
+        if self.dealer_peeks:
+            self._peek(total)
+        while total < PLAYER_DECIDES_FROM and self.player_draws_below_12:
+            total, usable = add_card(total, usable, RANK_VALUES[self._draw()])
+            cards, self._pair = min(cards + 1, MAX_COUNTED_CARDS), 0
+        self._sum, self._usable, self._cards = total, usable, cards
+        self._settled = self._natural_dealt or self._peeked_natural
+
+    def _peek(self, player_total: int) -> None:
+        """The dealer checks for a natural: if there is one, the hand is a draw for a player's 21, else -1."""
+        self._peeked_natural = is_natural((self._dealer_card, self._dealer_hole))
+        self._peek_reward = 0.0 if player_total == BLACKJACK else -1.0
 
     def _set_up(self, state: Any) -> None:
         """Start from the observation `state` (exploring starts); only the hidden card is drawn."""
+        if self._shoe is not None or self.expanded_state:
+            raise ValueError("with a finite shoe or the expanded state, start from cards: "
+                             "reset(options={'hand': ranks, 'dealer_card': rank})")
         try:
             player_sum, dealer_card, usable = (int(x) for x in state)
         except (TypeError, ValueError):
@@ -162,8 +234,17 @@ class BlackjackEnv(gym.Env):
         if not (PLAYER_DECIDES_FROM <= player_sum <= BLACKJACK and 1 <= dealer_card <= 10 and usable in (0, 1)):
             raise ValueError(f"state {state!r} needs a sum 12..21, a dealer card 1..10 and usable_ace 0 or 1")
         self._sum, self._usable = player_sum, bool(usable)
-        self._dealer_card, self._dealer_hole = dealer_card, self._draw()
-        self._natural_dealt = False
+        self._dealer_card, self._dealer_hole = dealer_card, RANK_VALUES[self._draw()]
+        self._natural_dealt = self._peeked_natural = False
+        if self.dealer_peeks:
+            self._peek(player_sum)
+        self._settled = self._peeked_natural
+
+    def _observation(self) -> Observation:
+        """The 3-tuple, or with `expanded_state` the 5-tuple (adding cards held, capped at 4, and the pair flag)."""
+        if self.expanded_state:
+            return self._sum, self._dealer_card, int(self._usable), self._cards, self._pair
+        return self._sum, self._dealer_card, int(self._usable)
 
     def legal_actions(self) -> list[int]:
         """Both actions, stick (0) and hit (1)."""
@@ -175,13 +256,17 @@ class BlackjackEnv(gym.Env):
             raise ValueError(f"cannot take action {action!r}: the episode is over; call reset()")
         if action != HIT and action != STICK:
             raise ValueError(f"action {action!r} is not 0 (stick) or 1 (hit)")
-        if self._natural_dealt:
-            return self._end(self._natural_reward())
+        if self._settled:
+            return self._end(self._settled_reward())
         if action == HIT:
-            total, usable = add_card(self._sum, self._usable, self._draw())
+            total, usable = add_card(self._sum, self._usable, RANK_VALUES[self._draw()])
             self._sum, self._usable = total, usable
+            if self.expanded_state:
+                self._cards, self._pair = min(self._cards + 1, MAX_COUNTED_CARDS), 0
             if total > BLACKJACK:
                 return self._end(-1.0)
+            if self.expanded_state:
+                return self._observation(), 0.0, False, False, {}
             return (total, self._dealer_card, int(usable)), 0.0, False, False, {}
         return self._end(outcome(self._sum, self._play_dealer()))
 
@@ -190,9 +275,16 @@ class BlackjackEnv(gym.Env):
         total, usable = add_card(0, False, self._dealer_card)
         total, usable = add_card(total, usable, self._dealer_hole)
         while dealer_should_hit(total, usable, self.dealer_hits_soft_17):
-            total, usable = add_card(total, usable, self._draw())
+            total, usable = add_card(total, usable, RANK_VALUES[self._draw()])
         self._dealer_total = total
         return total
+
+    def _settled_reward(self) -> float:
+        """The reward the deal decided: a peeked dealer natural's, else the player's natural's."""
+        if not self._peeked_natural:
+            return self._natural_reward()
+        self._dealer_total = BLACKJACK
+        return self._peek_reward
 
     def _natural_reward(self) -> float:
         """The payout of a player's natural: a draw if the dealer has one too."""
@@ -204,7 +296,8 @@ class BlackjackEnv(gym.Env):
     def _end(self, reward: float) -> tuple[Observation, float, bool, bool, dict]:
         """Finish the episode with `reward`."""
         self._done = True
-        return (self._sum, self._dealer_card, int(self._usable)), reward, True, False, {}
+        obs = self._observation() if self.expanded_state else (self._sum, self._dealer_card, int(self._usable))
+        return obs, reward, True, False, {}
 
     def render(self) -> str | None:
         """Return the hands as text in 'ansi' mode."""

@@ -116,6 +116,10 @@ class Trainer:
         index = greedy(self.value_fn.values(keys), rng)
         return legal[index], keys[index]
 
+    def uses_epsilon(self) -> bool:
+        """Whether the schedule's epsilon drives the actions (and so is logged); a fixed policy's trainer says no."""
+        return True
+
     def state_values(self, state: Hashable) -> list[float]:
         """The values of the keys of every legal action in `state`."""
         return self.value_fn.values(self.keys(state, self.legal_actions()))
@@ -172,10 +176,12 @@ class Trainer:
             "train/win_rate": block.outcomes.wins / games,
             "train/td_error": sum(map(abs, block.td_errors)) / max(len(block.td_errors), 1),
         }
-        if hasattr(self.value_fn, "__len__"):
-            scalars["table/size"] = len(self.value_fn)
+        if not self.uses_epsilon():
+            del scalars["train/epsilon"]
+        scalars.update(self.value_fn.diagnostics())
         self.logger.scalars(scalars, step)
-        bar.set_postfix(eps=f"{epsilon:.3f}", win=f"{block.outcomes.wins / games:.2f}", refresh=False)
+        postfix = {"eps": f"{epsilon:.3f}"} if self.uses_epsilon() else {}
+        bar.set_postfix(**postfix, win=f"{block.outcomes.wins / games:.2f}", refresh=False)
         self._block = _Block()
         self._td_errors = self._block.td_errors
 
@@ -209,6 +215,7 @@ class Trainer:
         if self.exact_eval is not None:
             scalars.update(self.exact_eval(self.agent()))
         self.logger.scalars(scalars, self.episodes_done)
+        self.logger.histogram("value/histogram", self.value_fn.histogram_values(), self.episodes_done)
         return scalars
 
     def config(self) -> dict[str, Any]:

@@ -35,3 +35,11 @@ class ValueFunction(nn.Module):
     def update(self, key: Hashable, target: float) -> float:
         """Move one key's value toward `target`; return the error `target - old value`."""
         return float(self.fit([key], [target])[0])
+
+    def diagnostics(self) -> dict[str, float]:
+        """Scalars to log each block, e.g. `table/size` or `loss/value`; none by default."""
+        return {}
+
+    def histogram_values(self) -> list[float]:
+        """Values to show as a TensorBoard histogram at each evaluation; none by default."""
+        return []

@@ -73,6 +73,14 @@ class Table(ValueFunction):
         table[key] = old + self.alpha * error
         return error
 
+    def diagnostics(self) -> dict[str, float]:
+        """The table's size, logged as `table/size`."""
+        return {"table/size": len(self.table)}
+
+    def histogram_values(self) -> list[float]:
+        """Every entry's value."""
+        return list(self.table.values())
+
     def items(self) -> list[tuple[Hashable, float]]:
         """Return the (key, value) entries."""
         return list(self.table.items())

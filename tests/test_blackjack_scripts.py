@@ -1,0 +1,111 @@
+import importlib.util
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import rltorch
+from rltorch.blackjack_figures import figure_5_1, figure_5_2
+from rltorch.blackjack_mc import StickAtLeast
+from rltorch.policy_agent import PolicyAgent
+from rltorch.solvers.blackjack import policy_value, q_star
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_module(relative):
+    spec = importlib.util.spec_from_file_location(Path(relative).stem + "_under_test", ROOT / relative)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+script = load_module("trainers/blackjack_mc.py")
+plain = load_module("bench/plain_blackjack.py")
+
+
+@pytest.mark.parametrize("method", ["prediction", "es", "on-policy", "off-policy-prediction", "off-policy-control"])
+def test_each_method_trains_logs_saves_and_reports(method, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code = script.main(["--method", method, "--episodes", "600", "--eval-every", "300", "--eval-games", "20",
+                        "--run-name", "smoke", "--json", "out.json", "--no-progress"])
+    assert code == 0
+    metrics = json.loads((tmp_path / "out.json").read_text())
+    assert metrics["episodes"] == 600 and math.isfinite(metrics["rms_error"])
+    assert ("expected_return" in metrics) == (method not in ("prediction", "off-policy-prediction"))
+    assert list((tmp_path / "runs" / "smoke").glob("events.out.tfevents.*"))
+    agent = rltorch.load(tmp_path / "checkpoints" / "smoke.pt")
+    assert isinstance(agent, PolicyAgent) == method.endswith("prediction")
+    assert agent.act((20, 3, 0), [0, 1]) in (0, 1)
+
+
+def test_es_history_reports_when_the_policy_agreed(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert script.main(["--method", "es", "--episodes", "2000", "--eval-every", "1000", "--eval-games", "10",
+                        "--json", "es.json", "--no-progress"]) == 0
+    metrics = json.loads((tmp_path / "es.json").read_text())
+    assert "first_agreement_at" in metrics and "agreement_held_from" in metrics
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--episodes", "0"], "must be a positive integer"),
+        (["--threshold", "30"], "must be a sum from 12 to 22"),
+        (["--start-state", "13,2"], "must be SUM,DEALER,USABLE"),
+        (["--epsilon", "1.5"], "must be in [0, 1]"),
+        (["--method", "sarsa"], "invalid choice"),
+    ],
+)
+def test_bad_input_gives_one_message_and_a_non_zero_exit(args, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        script.main(args)
+    assert exit_info.value.code != 0 and message in capsys.readouterr().err
+
+
+def test_exploring_starts_on_gymnasium_is_a_clear_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert script.main(["--method", "es", "--env", "gymnasium", "--episodes", "10", "--no-progress"]) == 1
+    assert "error: Gymnasium's Blackjack-v1 cannot start from a chosen state" in capsys.readouterr().err
+
+
+def test_figure_script_writes_pngs_and_tensorboard_images(tmp_path):
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "trainers" / "blackjack_figures.py"), "--figure", "5.3", "--runs", "3",
+         "--episodes", "50", "--run-name", "fig", "--out", "docs", "--json", "fig.json"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "runs" / "fig" / "figure_5_3.png").stat().st_size > 1000
+    assert (tmp_path / "docs" / "figure_5_3.png").is_file()
+    events = next((tmp_path / "runs" / "fig").glob("events.out.tfevents.*"))
+    assert b"figures/figure_5_3" in events.read_bytes()
+    assert set(json.loads((tmp_path / "fig.json").read_text())["mse"]) == {"ordinary", "weighted"}
+
+
+def test_figure_5_1_and_5_2_draw_their_panels():
+    figures, numbers = figure_5_1((500, 1000), seed=0)
+    assert set(figures) == {"figure_5_1", "figure_5_1_heatmaps"} and len(figures["figure_5_1"].axes) == 6
+    assert numbers["rms_error"][1000] < numbers["rms_error"][500]
+    figures, numbers = figure_5_2(3000, seed=0)
+    assert len(figures["figure_5_2"].axes) == 6 and 0 <= numbers["policy_agreement"] <= 1
+
+
+def test_plain_baselines_compute_what_they_claim():
+    v = policy_value(StickAtLeast(20))
+    book = plain.book_prediction(20_000, seed=0)
+    sums, counts = plain.lean_prediction(20_000, seed=0)
+    for state in ((20, 10, 0), (13, 5, 0)):
+        s, d, u = state
+        value = v[state]
+        assert book[u, s - 12, d - 1] == pytest.approx(value, abs=0.1)
+        index = u * 100 + (s - 12) * 10 + d - 1
+        assert sums[index] / counts[index] == pytest.approx(value, abs=0.1)
+    q = q_star()[(20, 10, 0)]
+    es_sums, es_counts = plain.lean_es(20_000, seed=0)
+    index = 2 * ((20 - 12) * 10 + 10 - 1)
+    assert es_sums[index] / es_counts[index] == pytest.approx(q[0], abs=0.15)
+    assert plain.book_es(300, seed=0).shape == (2, 10, 10, 2)

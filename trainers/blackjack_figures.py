@@ -1,0 +1,104 @@
+"""Draw Sutton & Barto's Figure 5.1, 5.2 or 5.3 with rltorch's Monte Carlo trainers.
+
+5.1: first-visit MC prediction of stick-on-20 after 10,000 and 500,000 episodes, beside the exact v_pi
+(3-D surfaces and heatmaps). 5.2: the policy and values MC ES finds, beside pi* and v*. 5.3: the
+mean squared error of ordinary and weighted importance sampling over 100 runs of 10,000 episodes.
+The PNGs go into the run folder under --log-dir (also logged to TensorBoard as images) and into --out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from rltorch import blackjack_figures
+from rltorch.cli import positive_int
+from rltorch.logger import TensorBoardLogger, run_name
+
+FIGURES = ("5.1", "5.2", "5.3")
+
+
+def episode_counts(text: str) -> tuple[int, ...]:
+    """Parse a comma-separated list of positive episode counts such as 10000,500000."""
+    try:
+        counts = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be episode counts such as 10000,500000, got {text!r}") from None
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"episode counts must be positive, got {text!r}")
+    return counts
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser.add_argument("--figure", choices=FIGURES, required=True, help="which figure of chapter 5")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the (first) run")
+    parser.add_argument("--snapshots", type=episode_counts, default=(10_000, 500_000),
+                        help="5.1: episode counts to draw V at")
+    parser.add_argument("--episodes", type=positive_int,
+                        help="5.2: MC ES episodes (default 2,000,000); 5.3: episodes per run (default 10,000)")
+    parser.add_argument("--runs", type=positive_int, default=100, help="5.3: independent runs averaged")
+    parser.add_argument("--dpi", type=positive_int, default=80, help="resolution of the PNGs")
+    parser.add_argument("--log-dir", type=Path, default=Path("runs"), help="TensorBoard root folder")
+    parser.add_argument("--run-name", help="run folder name (default: Blackjack-v0__figure-5.x__seed__time)")
+    parser.add_argument("--out", type=Path, help="also copy the PNGs into this folder (e.g. docs)")
+    parser.add_argument("--json", type=Path, help="write the numbers behind the figure to this JSON file")
+    return parser
+
+
+def make_figure(args: argparse.Namespace) -> tuple[dict[str, Any], dict]:
+    """Run the figure's experiment; return its figures by file stem and its numbers."""
+    if args.figure == "5.1":
+        return blackjack_figures.figure_5_1(args.snapshots, args.seed)
+    if args.figure == "5.2":
+        return blackjack_figures.figure_5_2(args.episodes or 2_000_000, args.seed)
+    return blackjack_figures.figure_5_3(args.runs, args.episodes or 10_000, args.seed)
+
+
+def save_figures(figures: dict[str, Any], folder: Path, dpi: int, logger: TensorBoardLogger) -> list[Path]:
+    """Write each figure as a small PNG into `folder` and log it to TensorBoard as an image."""
+    paths = []
+    for stem, figure in figures.items():
+        path = folder / f"{stem}.png"
+        blackjack_figures.save_png(figure, path, dpi)
+        logger.writer.add_figure(f"figures/{stem}", figure, close=True)
+        paths.append(path)
+    return paths
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse `argv`, draw the figure, save and log it."""
+    args = build_parser().parse_args(argv)
+    name = args.run_name or run_name("Blackjack-v0", f"figure-{args.figure}", args.seed)
+    folder = args.log_dir / name
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if args.out:
+            args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        print(f"error: cannot create output folder: {error.strerror or error}", file=sys.stderr)
+        return 1
+    start = time.perf_counter()
+    figures, numbers = make_figure(args)
+    numbers["seconds"] = round(time.perf_counter() - start, 1)
+    logger = TensorBoardLogger(folder)
+    paths = save_figures(figures, folder, args.dpi, logger)
+    logger.text("figure", f"```\n{json.dumps(numbers, indent=2, default=str)}\n```")
+    logger.close()
+    if args.out:
+        paths += [Path(shutil.copy(path, args.out / path.name)) for path in list(paths)]
+    print(json.dumps(numbers, indent=2, default=str))
+    print("wrote " + ", ".join(map(str, paths)))
+    if args.json:
+        args.json.write_text(json.dumps(numbers, indent=2, default=str) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,179 @@
+"""Monte Carlo on blackjack (Sutton & Barto, chapter 5), measured against the exact DP answer while it learns.
+
+Methods: prediction (first- or every-visit V of stick-on-20), es (exploring starts), on-policy
+(epsilon-soft first-visit control), off-policy-prediction (ordinary or weighted importance
+sampling, random behaviour), off-policy-control (weighted importance sampling, section 5.7).
+TensorBoard gets train/return, train/epsilon where one is used, and at every evaluation
+exact/rms_error, exact/policy_agreement and exact/expected_return. Run with --help for every option.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+from rltorch.blackjack_mc import METHODS, make_trainer
+from rltorch.cli import non_negative_int, positive_int, unit_float
+from rltorch.envs.blackjack import BlackjackEnv
+from rltorch.errors import RLTorchError
+from rltorch.logger import TensorBoardLogger, run_name
+from rltorch.policies import ConstantSchedule
+from rltorch.solvers.blackjack import BOOK_RULES, GYMNASIUM_RULES
+
+DEFAULT_EPSILON = {"on-policy": 0.1, "off-policy-control": 1.0}
+
+
+def threshold(text: str) -> int:
+    """Parse the stick-on sum of the evaluated policy: 12..22 (22: always hit)."""
+    value = int(text)
+    if not 12 <= value <= 22:
+        raise argparse.ArgumentTypeError(f"must be a sum from 12 to 22, got {text}")
+    return value
+
+
+def start_state(text: str) -> tuple[int, int, int]:
+    """Parse 'SUM,DEALER,USABLE' such as 13,2,1 (the book's Figure 5.3 state)."""
+    try:
+        player_sum, dealer, usable = (int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be SUM,DEALER,USABLE such as 13,2,1, got {text!r}") from None
+    if not (12 <= player_sum <= 21 and 1 <= dealer <= 10 and usable in (0, 1)):
+        raise argparse.ArgumentTypeError(f"needs a sum 12..21, a dealer card 1..10 and usable 0 or 1, got {text!r}")
+    return player_sum, dealer, usable
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    learning = parser.add_argument_group("learning")
+    learning.add_argument("--method", choices=METHODS, default="prediction", help="which Monte Carlo method")
+    learning.add_argument("--episodes", type=positive_int, default=500_000, help="training episodes (hands)")
+    learning.add_argument("--seed", type=int, default=0, help="seed of every random choice in the run")
+    learning.add_argument("--every-visit", action="store_true", help="every-visit instead of first-visit MC")
+    learning.add_argument("--threshold", type=threshold, default=20,
+                          help="the evaluated (target) policy sticks on this sum or more")
+    learning.add_argument("--importance", choices=("ordinary", "weighted"), default="weighted",
+                          help="importance sampling of off-policy-prediction")
+    learning.add_argument("--epsilon", type=unit_float,
+                          help="constant epsilon of on-policy control (default 0.1) or of off-policy-control's "
+                               "behaviour (default 1: uniformly random)")
+    learning.add_argument("--start-state", type=start_state, help="start every episode in SUM,DEALER,USABLE")
+    learning.add_argument("--env", choices=("rltorch", "gymnasium"), default="rltorch",
+                          help="rltorch/Blackjack-v0 (the book's rules) or Gymnasium's Blackjack-v1")
+    output = parser.add_argument_group("output")
+    output.add_argument("--run-name", help="run folder name (default: env__method__seed__time)")
+    output.add_argument("--log-dir", type=Path, default=Path("runs"), help="TensorBoard root folder")
+    output.add_argument("--log-every", type=positive_int, default=1000, help="episodes per logged block")
+    output.add_argument("--eval-every", type=non_negative_int, default=50_000,
+                        help="episodes between exact evaluations (0: only at the end)")
+    output.add_argument("--eval-games", type=positive_int, default=1000, help="hands played per evaluation")
+    output.add_argument("--checkpoint", type=Path, help="checkpoint path (default: checkpoints/<run>.pt)")
+    output.add_argument("--json", type=Path, help="write the final metrics to this JSON file")
+    output.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return parser
+
+
+class EvaluationHistory:
+    """Wraps the exact evaluation hook and remembers each result with its episode count."""
+
+    def __init__(self, exact: Any, trainer: Any) -> None:
+        self.exact = exact
+        self.trainer = trainer
+        self.records: list[tuple[int, dict[str, float]]] = []
+
+    def __call__(self, agent: Any) -> dict[str, float]:
+        """Evaluate, remember, return the scalars."""
+        scalars = self.exact(agent)
+        self.records.append((self.trainer.episodes_done, scalars))
+        return scalars
+
+    def agreement_milestones(self) -> dict[str, int | None]:
+        """First evaluation with no clear disagreement with pi*, and the one from which that held to the end."""
+        clear = [(episodes, s["exact/clear_disagreements"] == 0) for episodes, s in self.records
+                 if "exact/clear_disagreements" in s]
+        first = next((episodes for episodes, ok in clear if ok), None)
+        held = None
+        for episodes, ok in reversed(clear):
+            if not ok:
+                break
+            held = episodes
+        return {"first_agreement_at": first, "agreement_held_from": held}
+
+
+def build(args: argparse.Namespace, logger: Any) -> Any:
+    """The trainer that `args` describe."""
+    if args.env == "gymnasium":
+        if args.method == "es" or args.start_state:
+            raise RLTorchError("Gymnasium's Blackjack-v1 cannot start from a chosen state; use --env rltorch")
+        env, rules = gym.make("Blackjack-v1"), GYMNASIUM_RULES
+    else:
+        env, rules = BlackjackEnv(), BOOK_RULES
+    epsilon = args.epsilon if args.epsilon is not None else DEFAULT_EPSILON.get(args.method)
+    return make_trainer(
+        args.method, env=env, rules=rules, seed=args.seed, first_visit=not args.every_visit,
+        threshold=args.threshold, weighted=args.importance == "weighted", start_state=args.start_state,
+        schedule=ConstantSchedule(epsilon) if epsilon is not None else None, logger=logger,
+    )
+
+
+def train_and_report(args: argparse.Namespace) -> dict[str, Any]:
+    """Train, evaluate exactly, save the checkpoint and logs; return the final metrics."""
+    env_name = "Blackjack-v1" if args.env == "gymnasium" else "Blackjack-v0"
+    name = args.run_name or run_name(env_name, args.method, args.seed)
+    checkpoint = args.checkpoint or Path("checkpoints") / f"{name}.pt"
+    logger = TensorBoardLogger(args.log_dir / name)
+    trainer = build(args, logger)
+    history = trainer.exact_eval = EvaluationHistory(trainer.exact_eval, trainer)
+    logger.hyperparameters({**{k: str(v) for k, v in vars(args).items()}, **trainer.config()})
+    start = time.perf_counter()
+    try:
+        trainer.train(args.episodes, log_every=args.log_every, eval_every=args.eval_every,
+                      eval_games=args.eval_games, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted after {trainer.episodes_done} episodes; saving what was learned", file=sys.stderr)
+    seconds = time.perf_counter() - start
+    if not history.records or history.records[-1][0] != trainer.episodes_done:
+        trainer.log_evaluation(args.eval_games)
+    logger.close()
+    try:
+        trainer.save(checkpoint)
+    except OSError as error:
+        raise RLTorchError(f"cannot write checkpoint {checkpoint}: {error.strerror or error}") from None
+    metrics = {
+        "method": args.method,
+        "env": env_name,
+        "episodes": trainer.episodes_done,
+        "seconds": round(seconds, 3),
+        "episodes_per_second": round(trainer.episodes_done / max(seconds, 1e-9), 1),
+        **{key.split("/")[1]: value for key, value in history.records[-1][1].items()},
+        **(history.agreement_milestones() if trainer.exact_eval.exact.policy is None else {}),
+        "checkpoint": str(checkpoint),
+        "log_dir": str(logger.log_dir),
+    }
+    print("\n".join(f"{key}: {value}" for key, value in metrics.items()))
+    print(f"TensorBoard: tensorboard --logdir {args.log_dir}")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(metrics, indent=2) + "\n")
+    return metrics
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse `argv`, run, and turn rltorch errors into one message and exit status 1."""
+    args = build_parser().parse_args(argv)
+    try:
+        train_and_report(args)
+    except RLTorchError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
