@@ -1,17 +1,20 @@
 """rltorch: tabular and afterstate reinforcement learning on PyTorch."""
 
 from rltorch import envs
-from rltorch.agents import GreedyAgent, RandomAgent
+from rltorch.agents import GreedyAgent, PolicyAgent, RandomAgent
 from rltorch.checkpoints import load, load_checkpoint, save_checkpoint
 from rltorch.errors import RLTorchError
 from rltorch.keys import AfterstateKeys, StateActionKeys
-from rltorch.trainers import MCTrainer, QLearningTrainer, SARSATrainer, Trainer
-from rltorch.values import QTable, VTable
+from rltorch.trainers import MCTrainer, OffPolicyMCTrainer, QLearningTrainer, SARSATrainer, Trainer
+from rltorch.values import QNetwork, QTable, VNetwork, VTable
 
 __all__ = [
     "AfterstateKeys",
     "GreedyAgent",
     "MCTrainer",
+    "OffPolicyMCTrainer",
+    "PolicyAgent",
+    "QNetwork",
     "QLearningTrainer",
     "QTable",
     "RLTorchError",
@@ -19,6 +22,7 @@ __all__ = [
     "SARSATrainer",
     "StateActionKeys",
     "Trainer",
+    "VNetwork",
     "VTable",
     "envs",
     "load",

@@ -1,4 +1,4 @@
-"""Agents that play: a learned greedy agent, a random agent, mixtures, and a frozen self-play copy.
+"""Agents that play: a learned greedy agent, a fixed policy, a random agent, mixtures, a self-play copy.
 
 Every agent has `act(obs, legal_actions, rng=None)`, so any of them can be an environment's
 built-in opponent.
@@ -83,3 +83,22 @@ class SelfPlayAgent:
             return legal_actions[rng.randrange(len(legal_actions))]
         values = self.value_fn.values(self.keys(tuple(obs), legal_actions))
         return legal_actions[greedy(values, rng)]
+
+
+class PolicyAgent:
+    """Plays `policy(obs)`; `value_fn` holds the estimate of that policy's state values V(obs)."""
+
+    def __init__(self, policy: Callable[[Hashable], int], value_fn: ValueFunction) -> None:
+        self.policy = policy
+        self.value_fn = value_fn
+
+    def state_value(self, obs: Hashable) -> float:
+        """The estimated value of `obs` under the policy."""
+        return self.value_fn.value(obs)
+
+    def act(self, obs: Hashable, legal_actions: Sequence[int], rng: random.Random | None = None) -> int:
+        """Return the policy's action (it must be legal)."""
+        action = self.policy(obs)
+        if action not in legal_actions:
+            raise ValueError(f"the policy chose {action!r} in {obs!r}; legal actions are {list(legal_actions)}")
+        return action

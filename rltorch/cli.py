@@ -51,6 +51,25 @@ def unit_float(text: str) -> float:
     return value
 
 
+def add_output_options(
+    parser: argparse.ArgumentParser, log_every: int, eval_every: int, eval_games: int, test_games: int | None = None
+) -> None:
+    """The run-folder, logging, evaluation, checkpoint and JSON options every trainer script shares."""
+    output = parser.add_argument_group("output")
+    output.add_argument("--run-name", help="run folder name (default: env__algo__seed__time)")
+    output.add_argument("--log-dir", type=Path, default=Path("runs"), help="TensorBoard root folder")
+    output.add_argument("--log-every", type=positive_int, default=log_every, help="episodes per logged block")
+    output.add_argument("--eval-every", type=non_negative_int, default=eval_every,
+                        help="episodes between evaluations (0: none)")
+    output.add_argument("--eval-games", type=positive_int, default=eval_games, help="greedy episodes per evaluation")
+    if test_games is not None:
+        output.add_argument("--test-games", type=positive_int, default=test_games,
+                            help="greedy games of the final test")
+    output.add_argument("--checkpoint", type=Path, help="checkpoint path (default: checkpoints/<run>.pt)")
+    output.add_argument("--json", type=Path, help="write the final metrics to this JSON file")
+    output.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+
 def build_parser(algorithm: str, description: str, alpha: float = 0.1) -> argparse.ArgumentParser:
     """The options every tic-tac-toe trainer script takes (course defaults)."""
     parser = argparse.ArgumentParser(description=description, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
@@ -93,17 +112,7 @@ def build_parser(algorithm: str, description: str, alpha: float = 0.1) -> argpar
                       help="episodes between refreshes of the self-play opponent's frozen copy")
     game.add_argument("--seat", choices=("X", "O", "both"), default="X",
                       help="the learner's mark (X moves first); both: alternate every game")
-    output = parser.add_argument_group("output")
-    output.add_argument("--run-name", help="run folder name (default: env__algo__seed__time)")
-    output.add_argument("--log-dir", type=Path, default=Path("runs"), help="TensorBoard root folder")
-    output.add_argument("--log-every", type=positive_int, default=100, help="episodes per logged block")
-    output.add_argument("--eval-every", type=non_negative_int, default=5000,
-                        help="episodes between evaluations (0: none)")
-    output.add_argument("--eval-games", type=positive_int, default=500, help="greedy games per evaluation")
-    output.add_argument("--test-games", type=positive_int, default=1000, help="greedy games of the final test")
-    output.add_argument("--checkpoint", type=Path, help="checkpoint path (default: checkpoints/<run>.pt)")
-    output.add_argument("--json", type=Path, help="write the final metrics to this JSON file")
-    output.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_output_options(parser, log_every=100, eval_every=5000, eval_games=500, test_games=1000)
     return parser
 
 

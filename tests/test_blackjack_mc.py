@@ -4,11 +4,11 @@ import gymnasium as gym
 import pytest
 
 from rltorch import MCTrainer, QTable, VTable, load
+from rltorch.agents import PolicyAgent
 from rltorch.blackjack_mc import ExactBlackjack, StickAtLeast, make_trainer
 from rltorch.envs.blackjack import HIT, STICK, BlackjackEnv
 from rltorch.logger import NullLogger
 from rltorch.policies import ConstantSchedule
-from rltorch.policy_agent import PolicyAgent
 from rltorch.solvers.blackjack import GYMNASIUM_RULES, policy_value, states
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import rltorch
+from rltorch.agents import PolicyAgent
 from rltorch.blackjack_figures import figure_5_1, figure_5_2
 from rltorch.blackjack_mc import StickAtLeast
-from rltorch.policy_agent import PolicyAgent
 from rltorch.solvers.blackjack import policy_value, q_star
 
 ROOT = Path(__file__).resolve().parents[1]

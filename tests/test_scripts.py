@@ -95,3 +95,50 @@ def test_self_play_refresher_copies_the_values_every_k_episodes():
     assert opponent.value_fn is None
     trainer.train(100, log_every=100, eval_every=0, progress=False, callback=refresher)
     assert opponent.value_fn is not trainer.value_fn and opponent.value_fn.table == trainer.value_fn.table
+
+
+def run_study(script, *args, cwd):
+    return subprocess.run([sys.executable, str(ROOT / "trainers" / script), *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+def test_compare_tables_small(tmp_path):
+    result = run_study("compare_tables.py", "--episodes", 400, "--seeds", 1, "--check-every", 200,
+                       "--json", tmp_path / "c.json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    runs = json.loads((tmp_path / "c.json").read_text())
+    sizes = {run["kind"]: run["table_size"] for run in runs}
+    assert sizes["afterstate"] < sizes["q"]
+    assert "| afterstate |" in result.stdout
+
+
+def test_generalization_small(tmp_path):
+    result = run_study("generalization.py", "--episodes", 60, "--hidden", 8, "--json", tmp_path / "g.json",
+                       cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads((tmp_path / "g.json").read_text())
+    assert 0 < report["afterstates_fitted"] < report["afterstates_reachable"] == 2739
+    assert report["unseen_positions"] > 0 and 0 <= report["network_optimal_on_unseen"] <= 1
+
+
+def test_network_blackjack_small(tmp_path):
+    result = run_study("network_blackjack.py", "--episodes", 300, "--eval-every", 300, "--hidden", 8,
+                       "--log-dir", tmp_path / "runs", "--json", tmp_path / "b.json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    figures = json.loads((tmp_path / "b.json").read_text())
+    assert -1 < figures["exact/expected_return"] < 0 and figures["exact/return_gap"] >= 0
+
+
+def test_plot_command_draws_runs_side_by_side(tmp_path):
+    for name in ("a", "b"):
+        run_script("sarsa_trainer.py", "--episodes", 200, "--eval-every", 100, "--eval-games", 10,
+                   "--test-games", 10, "--log-dir", tmp_path / "runs", "--run-name", name, "--no-progress",
+                   cwd=tmp_path)
+    result = subprocess.run([sys.executable, "-m", "rltorch", "plot", tmp_path / "runs" / "a", tmp_path / "runs" / "b",
+                             "--tags", "eval/exact_loss", "train/return", "--out", tmp_path / "curves.png"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "curves.png").read_bytes()[:4] == b"\x89PNG"
+    missing = subprocess.run([sys.executable, "-m", "rltorch", "plot", tmp_path / "runs" / "a", "--tags", "nope"],
+                             capture_output=True, text=True, timeout=120)
+    assert missing.returncode == 1 and "has no scalar 'nope'" in missing.stderr

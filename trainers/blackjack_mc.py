@@ -19,7 +19,7 @@ from typing import Any
 import gymnasium as gym
 
 from rltorch.blackjack_mc import METHODS, make_trainer
-from rltorch.cli import non_negative_int, positive_int, unit_float
+from rltorch.cli import add_output_options, positive_int, unit_float
 from rltorch.envs.blackjack import BlackjackEnv
 from rltorch.errors import RLTorchError
 from rltorch.logger import TensorBoardLogger, run_name
@@ -66,16 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     learning.add_argument("--start-state", type=start_state, help="start every episode in SUM,DEALER,USABLE")
     learning.add_argument("--env", choices=("rltorch", "gymnasium"), default="rltorch",
                           help="rltorch/Blackjack-v0 (the book's rules) or Gymnasium's Blackjack-v1")
-    output = parser.add_argument_group("output")
-    output.add_argument("--run-name", help="run folder name (default: env__method__seed__time)")
-    output.add_argument("--log-dir", type=Path, default=Path("runs"), help="TensorBoard root folder")
-    output.add_argument("--log-every", type=positive_int, default=1000, help="episodes per logged block")
-    output.add_argument("--eval-every", type=non_negative_int, default=50_000,
-                        help="episodes between exact evaluations (0: only at the end)")
-    output.add_argument("--eval-games", type=positive_int, default=1000, help="hands played per evaluation")
-    output.add_argument("--checkpoint", type=Path, help="checkpoint path (default: checkpoints/<run>.pt)")
-    output.add_argument("--json", type=Path, help="write the final metrics to this JSON file")
-    output.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_output_options(parser, log_every=1000, eval_every=50_000, eval_games=1000)
     return parser
 
 

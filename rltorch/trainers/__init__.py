@@ -2,8 +2,9 @@
 
 from rltorch.trainers.base import Outcomes, Trainer
 from rltorch.trainers.mc import MCTrainer
+from rltorch.trainers.offpolicy import OffPolicyMCTrainer
 from rltorch.trainers.td import QLearningTrainer, SARSATrainer
 
 TRAINERS = {"sarsa": SARSATrainer, "qlearning": QLearningTrainer, "mc": MCTrainer}
 
-__all__ = ["MCTrainer", "Outcomes", "QLearningTrainer", "SARSATrainer", "TRAINERS", "Trainer"]
+__all__ = ["MCTrainer", "OffPolicyMCTrainer", "Outcomes", "QLearningTrainer", "SARSATrainer", "TRAINERS", "Trainer"]

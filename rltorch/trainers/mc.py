@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
-from rltorch.policy_agent import PolicyAgent
+from rltorch.agents import PolicyAgent
 from rltorch.targets import monte_carlo_returns
 from rltorch.trainers.base import Trainer
 
@@ -18,7 +18,8 @@ class MCTrainer(Trainer):
     - Exploring starts (`start_states=...`, `exploring_starts=True`): every episode starts in a
       uniformly drawn one of `start_states` (through `env.reset(options={"state": s})`) with a
       uniformly random first action, then follows the schedule (epsilon 0: greedy). With sample
-      averages this is MC ES (section 5.3).
+      averages this is MC ES (section 5.3). A start may instead be a dict of reset options, passed
+      as `env.reset(options=start)`, e.g. `{"hand": (10, 6), "dealer_card": 10}` for a deal of cards.
     - Prediction (`policy=...`): follow the given policy (a callable from state to action) and
       learn its state values V, keyed by the states themselves (section 5.1).
 
@@ -32,7 +33,7 @@ class MCTrainer(Trainer):
         *args: Any,
         first_visit: bool = True,
         policy: Callable[[Hashable], int] | None = None,
-        start_states: Sequence[Hashable] | None = None,
+        start_states: Sequence[Hashable | Mapping[str, Any]] | None = None,
         exploring_starts: bool = False,
         **kwargs: Any,
     ) -> None:
@@ -56,10 +57,12 @@ class MCTrainer(Trainer):
         return sum(rewards)
 
     def start_episode(self) -> Hashable:
-        """Reset the env, from a uniformly drawn start state when `start_states` were given."""
+        """Reset the env, from a uniformly drawn start (a state, or a dict of reset options) when given."""
         if self.start_states is None:
             return self.env.reset()[0]
         start = self.start_states[self.rng.randrange(len(self.start_states))]
+        if isinstance(start, Mapping):
+            return self.env.reset(options=dict(start))[0]
         state = self.env.reset(options={"state": start})[0]
         if state != start:
             raise ValueError(f"the env started in {state!r}, not {start!r}; exploring starts need an env that "

@@ -6,9 +6,9 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from rltorch.agents import PolicyAgent
 from rltorch.importance import epsilon_greedy_probability, ratios_to_end
 from rltorch.policies import greedy
-from rltorch.policy_agent import PolicyAgent
 from rltorch.targets import monte_carlo_returns
 from rltorch.trainers.mc import MCTrainer
 

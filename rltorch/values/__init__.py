@@ -1,6 +1,21 @@
-"""Value functions: tables now, networks behind the same interface."""
+"""Value functions: tables and networks behind one interface, `forward(keys)` and `fit(keys, targets)`."""
 
 from rltorch.values.base import ValueFunction
+from rltorch.values.encoders import BlackjackEncoder, BoardEncoder, PairEncoder
+from rltorch.values.networks import QNetwork, VNetwork
 from rltorch.values.tables import QTable, Table, VTable
+from rltorch.values.weighted import WeightedQTable, WeightedVTable
 
-__all__ = ["QTable", "Table", "VTable", "ValueFunction"]
+__all__ = [
+    "BlackjackEncoder",
+    "BoardEncoder",
+    "PairEncoder",
+    "QNetwork",
+    "QTable",
+    "Table",
+    "VNetwork",
+    "VTable",
+    "ValueFunction",
+    "WeightedQTable",
+    "WeightedVTable",
+]

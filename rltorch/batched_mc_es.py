@@ -1,0 +1,231 @@
+"""Monte Carlo ES on blackjack dealt from a shoe, a batch of episodes at a time in torch (the Thorp study's engine).
+
+The game is `BlackjackEnv(decks=k, dealer_peeks=..., expanded_state=True, player_draws_below_12=False)`:
+hit or stand, the dealer stands on soft 17 (hits it with `dealer_hits_soft_17`), a two-card 21 is an
+ordinary 21. Each episode draws a start uniformly from `starts` (hand ranks, dealer up rank), takes
+those cards out of a fresh shoe (`decks=None`: every draw is one of 13 ranks with equal chance),
+deals the hidden card, takes a uniformly random first action, then plays greedily on the current
+action values. With `dealer_peeks` an ace or ten up with a natural underneath ends the hand before
+the player decides: that episode makes no decision, so it updates nothing (`peeked_naturals`).
+
+Learning is first-visit Monte Carlo with sample averages: each (state, action) keeps the integer
+sum of its returns and its visit count (a hand never meets a state twice, so first-visit is every
+visit). The greedy policy is read off the averages before each batch, so `batch=1` is Sutton &
+Barto's MC ES exactly and larger batches improve the policy every `batch` episodes. Sums and counts
+are integers, so a seed gives the same numbers on any device and thread count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import torch
+
+from rltorch.envs.blackjack import BLACKJACK, DEALER_STANDS_AT, MAX_COUNTED_CARDS
+from rltorch.envs.shoe import SAME_RANK
+from rltorch.solvers.single_deck import ExpandedState, Start, expanded_state, full_composition, remaining
+
+TOTALS, DEALER_VALUES, SOFT, CARDS, PAIR = BLACKJACK + 1, 11, 2, MAX_COUNTED_CARDS + 1, 2
+STATES = TOTALS * DEALER_VALUES * SOFT * CARDS * PAIR
+INFINITE_DECK = (1,) * 9 + (4,)  # relative chances of the values 1..10 on an infinite deck
+
+
+def state_index(total: torch.Tensor, dealer: torch.Tensor, soft: torch.Tensor, cards: torch.Tensor,
+                pair: torch.Tensor) -> torch.Tensor:
+    """The dense index of expanded states (total <= 21, dealer value 1..10, soft, cards 2..4, pair)."""
+    return (((total * DEALER_VALUES + dealer) * SOFT + soft) * CARDS + cards) * PAIR + pair
+
+
+def index_state(index: int) -> ExpandedState:
+    """The expanded state with dense index `index` (the inverse of `state_index`)."""
+    index, pair = divmod(index, PAIR)
+    index, cards = divmod(index, CARDS)
+    index, soft = divmod(index, SOFT)
+    total, dealer = divmod(index, DEALER_VALUES)
+    return total, dealer, soft, cards, pair
+
+
+def add_cards(total: torch.Tensor, soft: torch.Tensor, value: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """`rltorch.envs.blackjack.add_card` on tensors: the (total, soft) of hands after taking `value`."""
+    total = total + value
+    turns_soft = (value == 1) & ~soft & (total <= BLACKJACK - 10)
+    total = torch.where(turns_soft, total + 10, total)
+    soft = soft | turns_soft
+    turns_hard = soft & (total > BLACKJACK)
+    return torch.where(turns_hard, total - 10, total), soft & ~turns_hard
+
+
+class StartTable:
+    """The starts as tensors: the shoe left after each, the player's hand state and the up card's value."""
+
+    def __init__(self, starts: Sequence[Start], decks: int | None, pair_rule: str, device: torch.device) -> None:
+        if not starts:
+            raise ValueError("starts must not be empty")
+        states = [expanded_state(hand, up, pair_rule) for hand, up in starts]
+        shoes = [INFINITE_DECK if decks is None else remaining((*hand, up), decks) for hand, up in starts]
+        self.starts = list(starts)
+        self.shoe = torch.tensor(shoes, dtype=torch.int16, device=device)
+        columns = torch.tensor(states, dtype=torch.int16, device=device).T
+        self.total, self.dealer, self.cards, self.pair = columns[0], columns[1], columns[3], columns[4]
+        self.soft = columns[2].bool()
+
+
+class BatchedES:
+    """MC ES with sample averages over expanded blackjack states, run a batch of episodes at a time."""
+
+    def __init__(self, starts: Sequence[Start], *, decks: int | None = 1, dealer_peeks: bool = True,
+                 dealer_hits_soft_17: bool = False, pair_rule: str = SAME_RANK, seed: int = 0,
+                 device: str | torch.device = "cpu") -> None:
+        if decks is not None:
+            full_composition(decks)
+        self.decks, self.dealer_peeks, self.dealer_hits_soft_17 = decks, dealer_peeks, dealer_hits_soft_17
+        self.pair_rule, self.seed, self.device = pair_rule, seed, torch.device(device)
+        self.table = StartTable(starts, decks, pair_rule, self.device)
+        self.generator = torch.Generator(self.device).manual_seed(seed)
+        self.sums = torch.zeros(2 * STATES, dtype=torch.int64, device=self.device)
+        self.counts = torch.zeros(2 * STATES, dtype=torch.int64, device=self.device)
+        self.episodes = self.peeked_naturals = 0
+
+    # --- the values -----------------------------------------------------------------------------
+    def means(self) -> torch.Tensor:
+        """Q as a (STATES, 2) float64 tensor [state, action], 0 where unvisited."""
+        return (self.sums.double() / self.counts.clamp(min=1).double()).view(STATES, 2)
+
+    def greedy(self) -> torch.Tensor:
+        """The greedy action of every state index (1 = hit where Q(hit) > Q(stand); ties stand)."""
+        means = self.means()
+        return (means[:, 1] > means[:, 0]).to(torch.int16)
+
+    def action_values(self, state: ExpandedState) -> tuple[float, float]:
+        """The (stand, hit) sample averages of an expanded state."""
+        stand, hit = self.means()[_index(state)].tolist()
+        return stand, hit
+
+    def visits(self, state: ExpandedState) -> tuple[int, int]:
+        """The (stand, hit) visit counts of an expanded state."""
+        stand, hit = self.counts.view(STATES, 2)[_index(state)].tolist()
+        return stand, hit
+
+    def visited_states(self) -> list[ExpandedState]:
+        """Every expanded state with at least one visit, in index order."""
+        seen = self.counts.view(STATES, 2).sum(1).nonzero().flatten().tolist()
+        return [index_state(index) for index in seen]
+
+    # --- the episodes ---------------------------------------------------------------------------
+    def train(self, episodes: int, batch: int = 1 << 16,
+              callback: Callable[[BatchedES, int], None] | None = None) -> BatchedES:
+        """Run `episodes` more episodes, `batch` at a time; `callback(self, done)` after each batch."""
+        if episodes < 0 or batch < 1:
+            raise ValueError("episodes must be >= 0 and batch >= 1")
+        done = 0
+        while done < episodes:
+            size = min(batch, episodes - done)
+            self.run_batch(size)
+            done += size
+            if callback is not None:
+                callback(self, size)
+        return self
+
+    def run_batch(self, size: int) -> None:
+        """Play `size` episodes on the current greedy policy, then add their returns to the averages."""
+        table, generator = self.table, self.generator
+        start = torch.randint(len(table.starts), (size,), generator=generator, device=self.device)
+        shoe = table.shoe[start].clone()
+        dealer = table.dealer[start]
+        hole = self._draw(shoe)
+        if self.dealer_peeks:
+            natural = ((dealer == 1) & (hole == 10)) | ((dealer == 10) & (hole == 1))
+            self.peeked_naturals += int(natural.sum())
+            deciding = (~natural).nonzero().flatten()
+            start, shoe, dealer, hole = start[deciding], shoe[deciding], dealer[deciding], hole[deciding]
+        rewards, totals, stood, visits = self._play_player(start, shoe)
+        rewards[stood] = self._dealer_outcomes(shoe[stood], dealer[stood], hole[stood], totals[stood])
+        keys, rows = (torch.cat(parts) for parts in zip(*visits))
+        keys = keys.long()
+        self.sums.index_add_(0, keys, rewards[rows].long())
+        self.counts.index_add_(0, keys, torch.ones_like(keys, dtype=torch.int64))
+        self.episodes += size
+
+    def _play_player(self, start: torch.Tensor, shoe: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        """A random first action, then greedy ones: rewards so far (-1: bust), final totals, who stood, visits."""
+        table, greedy = self.table, self.greedy()
+        count = start.numel()
+        total, soft = table.total[start].clone(), table.soft[start].clone()
+        cards, pair, dealer = table.cards[start].clone(), table.pair[start].clone(), table.dealer[start]
+        rewards = torch.zeros(count, dtype=torch.int16, device=self.device)
+        stood = torch.zeros(count, dtype=torch.bool, device=self.device)
+        alive = torch.arange(count, device=self.device)
+        actions = torch.randint(2, (count,), generator=self.generator, device=self.device, dtype=torch.int16)
+        visits = []
+        while alive.numel():
+            state = state_index(total[alive], dealer[alive], soft[alive].to(torch.int16), cards[alive], pair[alive])
+            action = actions[alive] if not visits else greedy[state.int()]
+            visits.append((2 * state + action, alive))
+            stood[alive[action == 0]] = True
+            hitting = alive[action == 1]
+            total[hitting], soft[hitting] = add_cards(total[hitting], soft[hitting], self._draw(shoe, hitting))
+            cards[hitting] = (cards[hitting] + 1).clamp(max=MAX_COUNTED_CARDS)
+            pair[hitting] = 0
+            bust = total[hitting] > BLACKJACK
+            rewards[hitting[bust]] = -1
+            alive = hitting[~bust]
+        return rewards, total, stood, visits
+
+    def _dealer_outcomes(self, shoe: torch.Tensor, up: torch.Tensor, hole: torch.Tensor,
+                         player: torch.Tensor) -> torch.Tensor:
+        """The player's rewards for standing on `player` totals once the dealer has drawn to a stand."""
+        zero = torch.zeros_like(up, dtype=torch.bool)
+        total, soft = add_cards(*add_cards(torch.zeros_like(up), zero, up), hole)
+        drawing = self._dealer_draws(total, soft).nonzero().flatten()
+        while drawing.numel():
+            total[drawing], soft[drawing] = add_cards(total[drawing], soft[drawing], self._draw(shoe, drawing))
+            drawing = drawing[self._dealer_draws(total[drawing], soft[drawing])]
+        won = (total > BLACKJACK) | (player > total)
+        return won.to(torch.int16) - ((total <= BLACKJACK) & (player < total)).to(torch.int16)
+
+    def _dealer_draws(self, total: torch.Tensor, soft: torch.Tensor) -> torch.Tensor:
+        """Which dealer hands draw: under 17, or a soft 17 when the dealer hits soft 17."""
+        draws = total < DEALER_STANDS_AT
+        if self.dealer_hits_soft_17:
+            draws |= soft & (total == DEALER_STANDS_AT)
+        return draws
+
+    def _draw(self, shoe: torch.Tensor, rows: torch.Tensor | None = None) -> torch.Tensor:
+        """One card value 1..10 for each of `rows` (default all) of the shoes, taken out of a finite shoe."""
+        counts = shoe if rows is None else shoe[rows]
+        left = counts.sum(1)
+        pick = (torch.rand(left.shape, generator=self.generator, device=self.device, dtype=torch.float64)
+                * left).to(counts.dtype)
+        value_index = (counts.cumsum(1, dtype=counts.dtype) <= pick.unsqueeze(1)).sum(1, dtype=counts.dtype)
+        if self.decks is not None:
+            shoe[torch.arange(len(shoe), device=self.device) if rows is None else rows, value_index.long()] -= 1
+        return value_index + 1
+
+    # --- saving -----------------------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        """The sums, counts, episode counters, settings and generator state (for `torch.save`)."""
+        return {"sums": self.sums.cpu(), "counts": self.counts.cpu(), "episodes": self.episodes,
+                "peeked_naturals": self.peeked_naturals, "generator": self.generator.get_state(),
+                "config": self.config()}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Restore what `state_dict` returned."""
+        self.sums.copy_(state["sums"])
+        self.counts.copy_(state["counts"])
+        self.episodes, self.peeked_naturals = state["episodes"], state["peeked_naturals"]
+        self.generator.set_state(state["generator"])
+
+    def config(self) -> dict:
+        """The settings that describe the run."""
+        return {"algorithm": "batched-mc-es", "decks": self.decks, "dealer_peeks": self.dealer_peeks,
+                "dealer_hits_soft_17": self.dealer_hits_soft_17, "pair_rule": self.pair_rule, "seed": self.seed,
+                "starts": len(self.table.starts)}
+
+
+def _index(state: ExpandedState) -> int:
+    """The dense index of one expanded state."""
+    total, dealer, soft, cards, pair = state
+    return (((total * DEALER_VALUES + dealer) * SOFT + soft) * CARDS + cards) * PAIR + pair
+
+
+__all__ = ["STATES", "BatchedES", "StartTable", "add_cards", "index_state", "state_index"]
