@@ -80,7 +80,7 @@ def test_every_trainer_runs_a_table_or_a_network_through_the_same_code(cls, kind
 
 
 def test_trainers_do_not_branch_on_the_value_function_type():
-    pattern = re.compile(r"isinstance|hasattr|Table|Network")
+    pattern = re.compile(r"(isinstance|hasattr|getattr|type)\(self\.value_fn|\b(Q|V)?(Table|Network)\b")
     for path in (ROOT / "rltorch" / "trainers").glob("*.py"):
         offending = [line for line in path.read_text().splitlines() if pattern.search(line)]
         assert not offending, f"{path.name}: {offending}"

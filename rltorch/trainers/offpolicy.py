@@ -49,7 +49,7 @@ class OffPolicyMCTrainer(MCTrainer):
         super().__init__(*args, first_visit=False, **kwargs)
         self.target_policy = target_policy
         self.weighted = weighted
-        if weighted and getattr(self.value_fn, "update_weighted", None) is None:
+        if weighted and "update_weighted" not in dir(self.value_fn):
             raise ValueError("weighted importance sampling needs a value function with update_weighted "
                              "(it keeps the cumulative weights C)")
         if target_policy is None and not weighted:
