@@ -11,28 +11,31 @@ the player decides: that episode makes no decision, so it updates nothing (`peek
 Learning is first-visit Monte Carlo with sample averages: each (state, action) keeps the integer
 sum of its returns and its visit count (a hand never meets a state twice, so first-visit is every
 visit). The greedy policy is read off the averages before each batch, so `batch=1` is Sutton &
-Barto's MC ES exactly and larger batches improve the policy every `batch` episodes. Sums and counts
-are integers, so a seed gives the same numbers on any device and thread count.
+Barto's MC ES exactly and larger batches improve the policy every `batch` episodes. Every random
+number comes from one seeded generator and the sums and counts are integers, so a seed and batch
+size give the same numbers on every run on one kind of device (CPU and CUDA streams differ).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import torch
 
-from rltorch.envs.blackjack import BLACKJACK, DEALER_STANDS_AT, MAX_COUNTED_CARDS
+from rltorch.envs.blackjack import BLACKJACK, DEALER_STANDS_AT, HIT, MAX_COUNTED_CARDS, STICK
 from rltorch.envs.shoe import SAME_RANK
-from rltorch.solvers.single_deck import ExpandedState, Start, expanded_state, full_composition, remaining
+from rltorch.solvers.single_deck import ExpandedState, Start, expanded_state, remaining
+from rltorch.values import QTable
 
 TOTALS, DEALER_VALUES, SOFT, CARDS, PAIR = BLACKJACK + 1, 11, 2, MAX_COUNTED_CARDS + 1, 2
 STATES = TOTALS * DEALER_VALUES * SOFT * CARDS * PAIR
 INFINITE_DECK = (1,) * 9 + (4,)  # relative chances of the values 1..10 on an infinite deck
+Index = TypeVar("Index", torch.Tensor, int)
 
 
-def state_index(total: torch.Tensor, dealer: torch.Tensor, soft: torch.Tensor, cards: torch.Tensor,
-                pair: torch.Tensor) -> torch.Tensor:
-    """The dense index of expanded states (total <= 21, dealer value 1..10, soft, cards 2..4, pair)."""
+def state_index(total: Index, dealer: Index, soft: Index, cards: Index, pair: Index) -> Index:
+    """The dense index of expanded states (total <= 21, dealer value 1..10, soft, cards 2..4, pair), ints or tensors."""
     return (((total * DEALER_VALUES + dealer) * SOFT + soft) * CARDS + cards) * PAIR + pair
 
 
@@ -76,8 +79,8 @@ class BatchedES:
     def __init__(self, starts: Sequence[Start], *, decks: int | None = 1, dealer_peeks: bool = True,
                  dealer_hits_soft_17: bool = False, pair_rule: str = SAME_RANK, seed: int = 0,
                  device: str | torch.device = "cpu") -> None:
-        if decks is not None:
-            full_composition(decks)
+        if decks is not None and (isinstance(decks, bool) or not isinstance(decks, int) or decks < 1):
+            raise ValueError(f"decks must be None (infinite) or a whole number >= 1, got {decks!r}")
         self.decks, self.dealer_peeks, self.dealer_hits_soft_17 = decks, dealer_peeks, dealer_hits_soft_17
         self.pair_rule, self.seed, self.device = pair_rule, seed, torch.device(device)
         self.table = StartTable(starts, decks, pair_rule, self.device)
@@ -98,18 +101,30 @@ class BatchedES:
 
     def action_values(self, state: ExpandedState) -> tuple[float, float]:
         """The (stand, hit) sample averages of an expanded state."""
-        stand, hit = self.means()[_index(state)].tolist()
+        stand, hit = self.means()[state_index(*state)].tolist()
         return stand, hit
 
     def visits(self, state: ExpandedState) -> tuple[int, int]:
         """The (stand, hit) visit counts of an expanded state."""
-        stand, hit = self.counts.view(STATES, 2)[_index(state)].tolist()
+        stand, hit = self.counts.view(STATES, 2)[state_index(*state)].tolist()
         return stand, hit
 
     def visited_states(self) -> list[ExpandedState]:
         """Every expanded state with at least one visit, in index order."""
         seen = self.counts.view(STATES, 2).sum(1).nonzero().flatten().tolist()
         return [index_state(index) for index in seen]
+
+    def to_qtable(self) -> QTable:
+        """The averages and visit counts as a sample-average QTable keyed by (expanded state, action)."""
+        table = QTable(alpha=None)
+        means, counts = self.means().tolist(), self.counts.view(STATES, 2).tolist()
+        for state in self.visited_states():
+            index = state_index(*state)
+            for action in (STICK, HIT):
+                if counts[index][action]:
+                    table.table[(state, action)] = means[index][action]
+                    table.counts[(state, action)] = counts[index][action]
+        return table
 
     # --- the episodes ---------------------------------------------------------------------------
     def train(self, episodes: int, batch: int = 1 << 16,
@@ -209,7 +224,10 @@ class BatchedES:
                 "config": self.config()}
 
     def load_state_dict(self, state: dict) -> None:
-        """Restore what `state_dict` returned."""
+        """Restore what `state_dict` returned (the starts must be the same)."""
+        if state["config"]["starts"] != len(self.table.starts):
+            raise ValueError(f"the saved run has {state['config']['starts']} starts, this one {len(self.table.starts)}")
+        self.seed = state["config"]["seed"]
         self.sums.copy_(state["sums"])
         self.counts.copy_(state["counts"])
         self.episodes, self.peeked_naturals = state["episodes"], state["peeked_naturals"]
@@ -221,11 +239,6 @@ class BatchedES:
                 "dealer_hits_soft_17": self.dealer_hits_soft_17, "pair_rule": self.pair_rule, "seed": self.seed,
                 "starts": len(self.table.starts)}
 
-
-def _index(state: ExpandedState) -> int:
-    """The dense index of one expanded state."""
-    total, dealer, soft, cards, pair = state
-    return (((total * DEALER_VALUES + dealer) * SOFT + soft) * CARDS + cards) * PAIR + pair
 
 
 __all__ = ["STATES", "BatchedES", "StartTable", "add_cards", "index_state", "state_index"]
