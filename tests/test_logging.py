@@ -29,6 +29,7 @@ def test_event_file_holds_the_tags(tmp_path):
     for event in events.Scalars("eval/win_rate"):
         assert 0.0 <= event.value <= 1.0
     assert any("hyperparameters" in tag for tag in events.Tags()["tensors"])
+    assert "value/histogram" in events.Tags()["histograms"]
 
 
 def test_exact_figures_are_logged_at_each_evaluation(tmp_path):

@@ -109,3 +109,20 @@ def test_dqn_options_refresh_the_target_copy(kind):
     assert last_refresh > 0
     plain = QLearningTrainer(TicTacToeEnv(), QTable(), seed=0)
     assert plain.target_fn is plain.value_fn and plain.replay is None
+
+
+def test_checkpoint_holds_the_network_config_and_state_dict(tmp_path):
+    torch.manual_seed(0)
+    trainer = SARSATrainer(TicTacToeEnv(), VNetwork(BoardEncoder(), (16,), lr=2e-3), keys=AfterstateKeys(afterstate))
+    payload = rltorch.load_checkpoint(trainer.save(tmp_path / "net.pt"))
+    assert payload["value_fn_config"] == {"class": "VNetwork", "hidden": (16,), "lr": 2e-3, "device": "cpu"}
+    torch.save(payload["value_fn_state"], tmp_path / "state.pt")
+    rebuilt = VNetwork(BoardEncoder(), payload["value_fn_config"]["hidden"])
+    rebuilt.load_state_dict(torch.load(tmp_path / "state.pt", weights_only=True))
+    assert torch.equal(rebuilt(BOARDS), trainer.value_fn(BOARDS))
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message given when no GPU is present")
+def test_asking_for_cuda_without_a_gpu_is_a_clear_error():
+    with pytest.raises(ValueError, match="no GPU is available"):
+        VNetwork(BoardEncoder(), device="cuda")

@@ -230,10 +230,16 @@ class Trainer:
         }
 
     def checkpoint(self) -> dict[str, Any]:
-        """Everything needed to play or resume: agent, config, episodes, schedule, RNG state."""
+        """Everything needed to play or resume: agent, config, values, episodes, schedule, RNG state.
+
+        `value_fn_state` is the value function's `state_dict()`, which alone loads with
+        `weights_only=True` into a value function built from `value_fn_config`.
+        """
         return {
             "agent": self.agent(),
             "config": self.config(),
+            "value_fn_config": self.value_fn.config(),
+            "value_fn_state": self.value_fn.state_dict(),
             "episodes": self.episodes_done,
             "schedule": self.schedule,
             "rng_state": self.rng.getstate(),

@@ -36,6 +36,10 @@ class ValueFunction(nn.Module):
         """Move one key's value toward `target`; return the error `target - old value`."""
         return float(self.fit([key], [target])[0])
 
+    def config(self) -> dict:
+        """Constructor settings, saved in checkpoints beside the `state_dict`."""
+        return {"class": type(self).__name__}
+
     def diagnostics(self) -> dict[str, float]:
         """Scalars to log each block, e.g. `table/size` or `loss/value`; none by default."""
         return {}

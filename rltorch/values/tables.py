@@ -73,6 +73,11 @@ class Table(ValueFunction):
         table[key] = old + self.alpha * error
         return error
 
+    def config(self) -> dict:
+        """Constructor settings."""
+        return {"class": type(self).__name__, "alpha": self.alpha, "initial": self.initial,
+                "count_visits": self.count_visits}
+
     def diagnostics(self) -> dict[str, float]:
         """The table's size, logged as `table/size`."""
         return {"table/size": len(self.table)}
