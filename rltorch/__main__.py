@@ -6,8 +6,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
-from rltorch.checkpoints import load
+from rltorch.checkpoints import load, load_checkpoint
+from rltorch.cli import run_cli
 from rltorch.errors import RLTorchError
 
 DEFAULT_CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "play_tictactoe.pt"
@@ -32,31 +34,39 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run a subcommand; rltorch errors become one message and exit status 1."""
-    args = build_parser().parse_args(argv)
+def load_tictactoe_agent(path: Path) -> Any:
+    """Load a checkpoint whose trainer ran on tic-tac-toe."""
+    env = load_checkpoint(path)["config"].get("env", "TicTacToeEnv")
+    if env != "TicTacToeEnv":
+        raise RLTorchError(f"{path} holds an agent for {env}, not for tic-tac-toe")
+    return load(path)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Carry out one subcommand."""
+    if args.command == "plot":
+        from rltorch.plots import plot_runs
+
+        print(f"wrote {plot_runs(args.runs, args.tags, args.out, args.labels)}")
+        return
+    agent = load_tictactoe_agent(args.checkpoint)
+    if args.command == "evaluate":
+        from rltorch.evaluation import exact_report, format_report
+
+        report = exact_report(agent, args.seat)
+        print(json.dumps(report, indent=2) if args.json else format_report(report))
+        return
+    from rltorch.play import TerminalGame
+
     try:
-        if args.command == "plot":
-            from rltorch.plots import plot_runs
-
-            print(f"wrote {plot_runs(args.runs, args.tags, args.out, args.labels)}")
-            return 0
-        agent = load(args.checkpoint)
-        if args.command == "evaluate":
-            from rltorch.evaluation import exact_report, format_report
-
-            report = exact_report(agent, args.seat)
-            print(json.dumps(report, indent=2) if args.json else format_report(report))
-        else:
-            from rltorch.play import TerminalGame
-
-            TerminalGame(agent).run(args.seat)
-    except RLTorchError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
+        TerminalGame(agent).run(args.seat)
     except KeyboardInterrupt:
         print("\nbye")
-    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run a subcommand; errors become one message and exit status 1."""
+    return run_cli(lambda: run(build_parser().parse_args(argv)))
 
 
 if __name__ == "__main__":

@@ -32,11 +32,27 @@ def save_checkpoint(path: str | Path, checkpoint: dict[str, Any]) -> Path:
             torch.save(payload, file)
             file.flush()
             os.fsync(file.fileno())
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
+        _sync_folder(path.parent)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _sync_folder(folder: Path) -> None:
+    """Flush the folder entry of a renamed file to disk (where the platform allows it)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def load_checkpoint(path: str | Path) -> dict[str, Any]:
@@ -46,7 +62,8 @@ def load_checkpoint(path: str | Path) -> dict[str, Any]:
         raise RLTorchError(f"checkpoint {path} does not exist")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=False)
-    except (RuntimeError, EOFError, pickle.UnpicklingError, zipfile.BadZipFile, ValueError, OSError) as error:
+    except (RuntimeError, EOFError, pickle.UnpicklingError, zipfile.BadZipFile, ValueError, OSError, ImportError,
+            AttributeError) as error:
         raise RLTorchError(f"checkpoint {path} is truncated or not a torch file ({error.__class__.__name__})") from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise RLTorchError(f"{path} is not an rltorch checkpoint")

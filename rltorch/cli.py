@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -156,9 +157,8 @@ def build_value_fn(args: argparse.Namespace, alpha: float | None) -> ValueFuncti
     """The table or network that `--value-fn` and `--values` ask for."""
     if args.value_fn == "table":
         return VTable(alpha=alpha) if args.values == "afterstate" else QTable(alpha=alpha)
-    if args.lr <= 0:
-        raise RLTorchError(f"--lr must be positive, got {args.lr}")
     torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)  # the network's initial weights
     try:
         if args.values == "afterstate":
             return VNetwork(BoardEncoder(), args.hidden, args.lr, args.device)
@@ -167,8 +167,8 @@ def build_value_fn(args: argparse.Namespace, alpha: float | None) -> ValueFuncti
         raise RLTorchError(str(error)) from None
 
 
-def build_trainer(algorithm: str, args: argparse.Namespace, logger: Any = None) -> Trainer:
-    """The trainer, value table, env and evaluation env that `args` describe."""
+def build_trainer(algorithm: str, args: argparse.Namespace, logger: Any = None) -> tuple[Trainer, Any]:
+    """The trainer (value function, env, evaluation env) that `args` describe, and its training callback."""
     try:
         schedule = make_schedule(args.epsilon_schedule, args.epsilon_start, args.epsilon_final, args.epsilon_decay)
     except ValueError as error:
@@ -197,8 +197,7 @@ def build_trainer(algorithm: str, args: argparse.Namespace, logger: Any = None) 
         exact_eval=ExactScalars(args.seat),
         **extra,
     )
-    trainer.callback = SelfPlayRefresher(self_play, args.self_play_every) if self_play else None
-    return trainer
+    return trainer, (SelfPlayRefresher(self_play, args.self_play_every) if self_play else None)
 
 
 class SelfPlayRefresher:
@@ -221,12 +220,12 @@ def train_and_report(algorithm: str, args: argparse.Namespace) -> dict[str, Any]
     name = args.run_name or run_name(ENV_NAME, algorithm, args.seed)
     checkpoint = args.checkpoint or Path("checkpoints") / f"{name}.pt"
     logger = TensorBoardLogger(args.log_dir / name)
-    trainer = build_trainer(algorithm, args, logger)
+    trainer, callback = build_trainer(algorithm, args, logger)
     logger.hyperparameters({**{k: str(v) for k, v in vars(args).items()}, **trainer.config()})
     start = time.perf_counter()
     try:
         trainer.train(args.episodes, log_every=args.log_every, eval_every=args.eval_every,
-                      eval_games=args.eval_games, progress=not args.no_progress, callback=trainer.callback)
+                      eval_games=args.eval_games, progress=not args.no_progress, callback=callback)
     except KeyboardInterrupt:
         print(f"\ninterrupted after {trainer.episodes_done} episodes; saving what was learned", file=sys.stderr)
     seconds = time.perf_counter() - start
@@ -279,12 +278,21 @@ def _report(metrics: dict[str, Any]) -> None:
     )
 
 
-def script_main(algorithm: str, description: str, argv: list[str] | None = None, alpha: float = 0.1) -> int:
-    """Parse `argv`, run, and turn rltorch errors into one message and exit status 1."""
-    args = build_parser(algorithm, description, alpha).parse_args(argv)
+def run_cli(run: Callable[[], Any]) -> int:
+    """Call `run`; an rltorch or file-system error becomes one line on stderr and exit status 1."""
     try:
-        train_and_report(algorithm, args)
+        run()
     except RLTorchError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
+    except OSError as error:
+        where = f" ({error.filename})" if getattr(error, "filename", None) else ""
+        print(f"error: {error.strerror or error}{where}", file=sys.stderr)
+        return 1
     return 0
+
+
+def script_main(algorithm: str, description: str, argv: list[str] | None = None, alpha: float = 0.1) -> int:
+    """Parse `argv` and run one tic-tac-toe trainer script."""
+    args = build_parser(algorithm, description, alpha).parse_args(argv)
+    return run_cli(lambda: train_and_report(algorithm, args))

@@ -126,3 +126,16 @@ def test_checkpoint_holds_the_network_config_and_state_dict(tmp_path):
 def test_asking_for_cuda_without_a_gpu_is_a_clear_error():
     with pytest.raises(ValueError, match="no GPU is available"):
         VNetwork(BoardEncoder(), device="cuda")
+
+
+def test_the_same_seed_gives_identical_networks_from_the_command_line_options():
+    from rltorch.cli import build_parser, build_trainer
+
+    def run():
+        args = build_parser("qlearning", "").parse_args(["--value-fn", "mlp", "--hidden", "8", "--seed", "5"])
+        trainer, _ = build_trainer("qlearning", args)
+        trainer.train(40, eval_every=0, progress=False)
+        return trainer.value_fn.state_dict()
+
+    first, second = run(), run()
+    assert all(torch.equal(first[name], second[name]) for name in first)

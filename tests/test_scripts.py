@@ -143,3 +143,16 @@ def test_plot_command_draws_runs_side_by_side(tmp_path):
     missing = subprocess.run([sys.executable, "-m", "rltorch", "plot", tmp_path / "runs" / "a", "--tags", "nope"],
                              capture_output=True, text=True, timeout=120)
     assert missing.returncode == 1 and "has no scalar 'nope'" in missing.stderr
+
+
+def test_unwritable_log_dir_and_a_foreign_checkpoint_are_clear_errors(tmp_path):
+    (tmp_path / "file").write_text("x")
+    result = run_script("sarsa_trainer.py", "--episodes", 10, "--log-dir", tmp_path / "file" / "runs",
+                        "--no-progress", cwd=tmp_path)
+    assert result.returncode == 1 and result.stderr.startswith("error:") and "Traceback" not in result.stderr
+    blackjack = run_study("blackjack_mc.py", "--episodes", 200, "--eval-every", 0, "--checkpoint", tmp_path / "bj.pt",
+                          "--log-dir", tmp_path / "runs", "--no-progress", cwd=tmp_path)
+    assert blackjack.returncode == 0, blackjack.stderr
+    evaluate = subprocess.run([sys.executable, "-m", "rltorch", "evaluate", tmp_path / "bj.pt"],
+                              capture_output=True, text=True, timeout=120)
+    assert evaluate.returncode == 1 and "not for tic-tac-toe" in evaluate.stderr

@@ -19,7 +19,7 @@ from typing import Any
 import gymnasium as gym
 
 from rltorch.blackjack_mc import METHODS, make_trainer
-from rltorch.cli import add_output_options, positive_int, unit_float
+from rltorch.cli import add_output_options, positive_int, run_cli, unit_float
 from rltorch.envs.blackjack import BlackjackEnv
 from rltorch.errors import RLTorchError
 from rltorch.logger import TensorBoardLogger, run_name
@@ -158,12 +158,7 @@ def train_and_report(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     """Parse `argv`, run, and turn rltorch errors into one message and exit status 1."""
     args = build_parser().parse_args(argv)
-    try:
-        train_and_report(args)
-    except RLTorchError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    return 0
+    return run_cli(lambda: train_and_report(args))
 
 
 if __name__ == "__main__":

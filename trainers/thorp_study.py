@@ -26,7 +26,8 @@ from rltorch.agents import GreedyAgent
 from rltorch.batched_mc_es import BatchedES
 from rltorch.blackjack_figures import save_png
 from rltorch.checkpoints import load_checkpoint, save_checkpoint
-from rltorch.cli import non_negative_int, positive_int
+from rltorch.cli import non_negative_int, positive_int, run_cli
+from rltorch.errors import RLTorchError
 from rltorch.keys import StateActionKeys
 from rltorch.logger import TensorBoardLogger, run_name
 from rltorch.thorp_report import report_markdown
@@ -91,6 +92,8 @@ def train_batched(args: argparse.Namespace, logger: TensorBoardLogger) -> tuple[
     engine, seconds = thorp_study.make_engine(args.seed, args.device), 0.0
     if args.resume:
         saved = load_checkpoint(args.resume)
+        if "engine" not in saved:
+            raise RLTorchError(f"{args.resume} holds no batched-engine state to resume (made with --engine trainer?)")
         engine.load_state_dict(saved["engine"])
         seconds = saved.get("seconds", 0.0)
     next_log = (engine.episodes // args.log_every + 1) * args.log_every
@@ -116,6 +119,8 @@ def train(args: argparse.Namespace, logger: TensorBoardLogger, checkpoint: Path)
     """Train with the chosen engine, save the checkpoint; return the learned policy and the run's numbers."""
     start = time.perf_counter()
     if args.engine == "trainer":
+        if args.resume:
+            raise RLTorchError("--resume works with the batched engine only")
         trainer = thorp_study.make_trainer(args.seed, logger)
         trainer.train(args.episodes, log_every=min(args.log_every, 100_000), eval_every=0,
                       progress=not args.no_progress)
@@ -180,17 +185,16 @@ def run_study(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     """Parse `argv`, run the study, print and optionally save the metrics."""
     args = build_parser().parse_args(argv)
-    try:
-        metrics = run_study(args)
-    except OSError as error:
-        print(f"error: {error.strerror or error}: {getattr(error, 'filename', '')}", file=sys.stderr)
-        return 1
+    return run_cli(lambda: report(run_study(args), args.json))
+
+
+def report(metrics: dict, json_path: Path | None) -> None:
+    """Print the metrics, and write them to `json_path` when given."""
     text = json.dumps(metrics, indent=2)
     print(text)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(text + "\n")
-    return 0
+    if json_path:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(text + "\n")
 
 
 if __name__ == "__main__":

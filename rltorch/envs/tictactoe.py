@@ -8,8 +8,8 @@ One `step` is the learner's move plus the opponent's reply, so three cases arise
 the game ends after our move (reward +1 win or 0 draw); it ends after the reply (-1 loss or
 0 draw, always from the learner's point of view); or it goes on (reward 0, and the observation
 is the board where the learner chooses again). As O, the opponent's opening move is played
-inside `reset`. With `seat="both"` the learner's seat alternates every game (X first), so one
-table learns both seats; `env.mark` tells the seat of the current game.
+inside `reset`. With `seat="both"` the learner's seat alternates at every reset (a seeded reset
+plays X), so one table learns both seats; `env.mark` tells the seat of the current game.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from rltorch.agents import RandomAgent
 X, O, EMPTY = 1, -1, 0
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 LINES_THROUGH = tuple(tuple(line for line in LINES if cell in line) for cell in range(9))
-SEATS = {"X": X, "O": O, "both": O}  # "both" alternates, starting with X at the first reset
+SEATS = {"X": X, "O": O, "both": O}  # "both" flips the mark at every reset, so an unseeded first reset plays X
 
 Board = tuple[int, ...]
 

@@ -222,6 +222,7 @@ class Trainer:
         """The settings that describe this run."""
         return {
             "algorithm": self.algorithm,
+            "env": type(self.env.unwrapped).__name__,
             "gamma": self.gamma,
             "seed": self.seed,
             "keys": getattr(self.keys, "kind", type(self.keys).__name__),

@@ -82,5 +82,3 @@ class PairEncoder(Encoder):
         state, action = key
         return self.state_encoder.features(state) + one_hot(action, self.actions)
 
-
-ENCODERS = {"tictactoe": BoardEncoder, "blackjack": BlackjackEncoder}
