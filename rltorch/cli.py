@@ -278,6 +278,15 @@ def _report(metrics: dict[str, Any]) -> None:
     )
 
 
+def print_json(metrics: dict[str, Any], path: Path | None) -> None:
+    """Print `metrics` as JSON, and write them to `path` when given."""
+    text = json.dumps(metrics, indent=2)
+    print(text)
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + "\n")
+
+
 def run_cli(run: Callable[[], Any]) -> int:
     """Call `run`; an rltorch or file-system error becomes one line on stderr and exit status 1."""
     try:

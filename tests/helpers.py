@@ -1,9 +1,11 @@
-"""Small fixtures shared by the tests: a scripted opponent."""
+"""Small fixtures shared by the tests: a scripted opponent and a blackjack env with a rigged deck."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+
+from rltorch.envs.blackjack import HIT, STICK, BlackjackEnv
 
 
 class ScriptedOpponent:
@@ -17,3 +19,27 @@ class ScriptedOpponent:
         move = self.moves.pop(0)
         assert move in legal_actions, f"scripted move {move} is not legal on {board}"
         return move
+
+
+class RiggedBlackjackEnv(BlackjackEnv):
+    """Deals the given cards in order: player, player, dealer up, dealer hidden, then every later draw."""
+
+    def __init__(self, cards, **rules):
+        super().__init__(**rules)
+        self.cards = list(cards)
+
+    def _draw(self):
+        return self.cards.pop(0)
+
+
+def hit_below_15_trace(env: BlackjackEnv, seed: int, hands: int) -> list:
+    """Seed `env`, play `hands` hands hitting below 15, and return each hand's last (observation, reward)."""
+    env.reset(seed=seed)
+    trace = []
+    for _ in range(hands):
+        obs, _ = env.reset()
+        done = False
+        while not done:
+            obs, reward, done, _, _ = env.step(HIT if obs[0] < 15 else STICK)
+        trace.append((obs, reward))
+    return trace

@@ -3,6 +3,7 @@ import warnings
 
 import pytest
 from gymnasium.utils.env_checker import check_env
+from helpers import RiggedBlackjackEnv, hit_below_15_trace
 
 from rltorch.envs.blackjack import (
     HIT,
@@ -16,17 +17,6 @@ from rltorch.envs.blackjack import (
     is_natural,
     outcome,
 )
-
-
-class RiggedBlackjackEnv(BlackjackEnv):
-    """Deals the given cards in order: player, player, dealer up, dealer hidden, then every later draw."""
-
-    def __init__(self, cards, **rules):
-        super().__init__(**rules)
-        self.cards = list(cards)
-
-    def _draw(self):
-        return self.cards.pop(0)
 
 
 class NoDraws(random.Random):
@@ -190,16 +180,7 @@ def test_actions_are_checked():
 
 def test_same_seed_same_episodes():
     def run(seed):
-        env = BlackjackEnv()
-        env.reset(seed=seed)
-        trace = []
-        for _ in range(200):
-            obs, _ = env.reset()
-            done = False
-            while not done:
-                obs, reward, done, _, _ = env.step(HIT if obs[0] < 15 else STICK)
-            trace.append((obs, reward))
-        return trace
+        return hit_below_15_trace(BlackjackEnv(), seed, 200)
 
     assert run(7) == run(7)
     assert run(7) != run(8)

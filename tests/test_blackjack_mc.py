@@ -2,6 +2,7 @@ from collections import Counter
 
 import gymnasium as gym
 import pytest
+from helpers import RiggedBlackjackEnv
 
 from rltorch import MCTrainer, QTable, VTable, load
 from rltorch.agents import PolicyAgent
@@ -24,16 +25,6 @@ class RecordingEnv(BlackjackEnv):
         return super().reset(seed=seed, options=options)
 
 
-class RiggedEnv(BlackjackEnv):
-    """Deals the given cards in order (player, player, dealer up, dealer hidden, then every draw)."""
-
-    def __init__(self, cards):
-        super().__init__()
-        self.cards = list(cards)
-
-    def _draw(self):
-        return self.cards.pop(0)
-
 
 class RecordingLogger(NullLogger):
     def __init__(self):
@@ -46,7 +37,7 @@ class RecordingLogger(NullLogger):
 def test_first_visit_prediction_of_a_rigged_hand_by_hand():
     # Player 7 + 6 = 13 (no ace), dealer shows 2 with a 10 hidden. Stick-on-20 hits: 7 -> 20, sticks.
     # Dealer 12 draws 5 -> 17 and stands: 20 beats 17, reward +1 for both states of the episode.
-    env = RiggedEnv([10, 10, 10, 10, 7, 6, 2, 10, 7, 5])  # the first four feed the seeding reset
+    env = RiggedBlackjackEnv([10, 10, 10, 10, 7, 6, 2, 10, 7, 5])  # the first four feed the seeding reset
     trainer = MCTrainer(env, VTable(alpha=None), gamma=1.0, policy=StickAtLeast(20), seed=0)
     assert trainer.run_episode(0.0) == 1.0
     assert trainer.value_fn.table == {(13, 2, 0): 1.0, (20, 2, 0): 1.0}

@@ -5,21 +5,11 @@ from collections import Counter
 
 import pytest
 from gymnasium.utils.env_checker import check_env
+from helpers import RiggedBlackjackEnv, hit_below_15_trace
 
 from rltorch.envs.blackjack import HIT, STICK, BlackjackEnv
 from rltorch.envs.shoe import SAME_VALUE, Shoe, check_start, is_pair
 from rltorch.solvers.single_deck import action_values, dealer_natural_chance, expanded_states, exploring_starts
-
-
-class RiggedBlackjackEnv(BlackjackEnv):
-    """Deals the given ranks in order: player, player, dealer up, dealer hidden, then every later draw."""
-
-    def __init__(self, cards, **rules):
-        super().__init__(**rules)
-        self.cards = list(cards)
-
-    def _draw(self):
-        return self.cards.pop(0)
 
 
 def test_a_single_deck_deals_each_rank_four_times_without_replacement():
@@ -214,15 +204,7 @@ def test_single_deck_returns_match_the_exact_oracle(hand, up, peeks):
 def test_same_seed_same_hands_from_a_kept_shoe():
     def run(seed):
         env = BlackjackEnv(decks=2, penetration=0.75, dealer_peeks=True, expanded_state=True)
-        env.reset(seed=seed)
-        trace = []
-        for _ in range(300):
-            obs, _ = env.reset()
-            done = False
-            while not done:
-                obs, reward, done, _, _ = env.step(HIT if obs[0] < 15 else STICK)
-            trace.append((obs, reward))
-        return trace
+        return hit_below_15_trace(env, seed, 300)
 
     assert run(9) == run(9) and run(9) != run(10)
 

@@ -11,14 +11,13 @@ exact figures of the network and of a table trained the same way.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 import torch
 
 from rltorch import AfterstateKeys, SARSATrainer, VTable
-from rltorch.cli import positive_int
+from rltorch.cli import positive_int, print_json
 from rltorch.envs.tictactoe import TicTacToeEnv, afterstate, legal_moves
 from rltorch.solvers.tictactoe import count_reachable_keys, learner_positions, optimal_moves
 from rltorch.solvers.tictactoe_exact import exact_outcome_vs_random
@@ -73,9 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         **{f"{name}_exact_{k}": float(v) for name, agent in results.items()
            for k, v in exact_outcome_vs_random(agent, "X").items()},
     }
-    print(json.dumps(report, indent=2))
-    if args.json:
-        args.json.write_text(json.dumps(report, indent=2) + "\n")
+    print_json(report, args.json)
     return 0
 
 

@@ -8,7 +8,6 @@ expected return of its greedy policy from the DP oracle, against the optimum −
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -17,7 +16,7 @@ import torch
 
 from rltorch import MCTrainer, QLearningTrainer, QNetwork, QTable
 from rltorch.blackjack_mc import ExactBlackjack
-from rltorch.cli import non_negative_int, positive_int, unit_float
+from rltorch.cli import non_negative_int, positive_int, print_json, unit_float
 from rltorch.envs.blackjack import BlackjackEnv
 from rltorch.logger import TensorBoardLogger, run_name
 from rltorch.policies import ConstantSchedule
@@ -58,9 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     figures = {"episodes": args.episodes, "seconds": round(time.perf_counter() - start, 1),
                **ExactBlackjack()(trainer.agent())}
     logger.close()
-    print(json.dumps(figures, indent=2))
-    if args.json:
-        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    print_json(figures, args.json)
     return 0
 
 

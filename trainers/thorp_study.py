@@ -12,7 +12,6 @@ expanded-state policies with visit counts); logs to TensorBoard under --log-dir 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -26,7 +25,7 @@ from rltorch.agents import GreedyAgent
 from rltorch.batched_mc_es import BatchedES
 from rltorch.blackjack_figures import save_png
 from rltorch.checkpoints import load_checkpoint, save_checkpoint
-from rltorch.cli import non_negative_int, positive_int, run_cli
+from rltorch.cli import non_negative_int, positive_int, print_json, run_cli
 from rltorch.errors import RLTorchError
 from rltorch.keys import StateActionKeys
 from rltorch.logger import TensorBoardLogger, run_name
@@ -185,16 +184,7 @@ def run_study(args: argparse.Namespace) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     """Parse `argv`, run the study, print and optionally save the metrics."""
     args = build_parser().parse_args(argv)
-    return run_cli(lambda: report(run_study(args), args.json))
-
-
-def report(metrics: dict, json_path: Path | None) -> None:
-    """Print the metrics, and write them to `json_path` when given."""
-    text = json.dumps(metrics, indent=2)
-    print(text)
-    if json_path:
-        json_path.parent.mkdir(parents=True, exist_ok=True)
-        json_path.write_text(text + "\n")
+    return run_cli(lambda: print_json(run_study(args), args.json))
 
 
 if __name__ == "__main__":
