@@ -24,6 +24,11 @@ from PIL import Image  # noqa: E402
 from rltorch.blackjack_mc import BOOK_START_STATE, StickAtLeast, make_trainer  # noqa: E402
 from rltorch.envs.blackjack import HIT, STICK  # noqa: E402
 from rltorch.solvers.blackjack import optimal_policy, policy_value, states, v_star  # noqa: E402
+from rltorch.solvers.importance_sampling import (  # noqa: E402
+    ordinary_mse,
+    ratio_return_distribution,
+    weighted_mse,
+)
 
 SUMS = np.arange(12, 22)
 DEALER = np.arange(1, 11)
@@ -144,6 +149,11 @@ def figure_5_2(episodes: int = 2_000_000, seed: int = 0) -> tuple[dict[str, Figu
     return {"figure_5_2": figure}, report
 
 
+def run_seeds(seed: int, runs: int) -> list[int]:
+    """Seeds for `runs` independent runs, drawn from `SeedSequence(seed)`: two base seeds share no run."""
+    return [int(word) for word in np.random.SeedSequence(seed).generate_state(runs)]
+
+
 def importance_sampling_errors(runs: int = 100, episodes: int = 10_000, seed: int = 0) -> dict[str, np.ndarray]:
     """Squared error of V(13, dealer 2, usable ace) after every episode, per run, for ordinary and weighted IS.
 
@@ -153,8 +163,8 @@ def importance_sampling_errors(runs: int = 100, episodes: int = 10_000, seed: in
     errors = {}
     for kind, weighted in (("ordinary", False), ("weighted", True)):
         squared = np.empty((runs, episodes))
-        for run in range(runs):
-            trainer = make_trainer("off-policy-prediction", seed=seed + run, weighted=weighted,
+        for run, run_seed in enumerate(run_seeds(seed, runs)):
+            trainer = make_trainer("off-policy-prediction", seed=run_seed, weighted=weighted,
                                    start_state=BOOK_START_STATE)
             value, run_episode = trainer.value_fn.value, trainer.run_episode
             for episode in range(episodes):
@@ -164,19 +174,36 @@ def importance_sampling_errors(runs: int = 100, episodes: int = 10_000, seed: in
     return errors
 
 
+def expected_importance_sampling_errors(episodes: int = 10_000) -> dict[str, np.ndarray]:
+    """The exact expected squared errors of both estimators after 1..`episodes` episodes (the dashed curves)."""
+    distribution = ratio_return_distribution(BOOK_START_STATE, StickAtLeast(20))
+    weighted, _ = weighted_mse(distribution, episodes)
+    return {"ordinary": ordinary_mse(distribution, np.arange(1, episodes + 1)), "weighted": weighted}
+
+
 def figure_5_3(runs: int = 100, episodes: int = 10_000, seed: int = 0) -> tuple[dict[str, Figure], dict]:
-    """Figure 5.3: mean squared error of ordinary and weighted importance sampling over `runs` runs, log x axis."""
+    """Figure 5.3: mean squared error of ordinary and weighted importance sampling over `runs` runs.
+
+    Log x axis as in the book, and beside it log-log; dashed: the exact expected squared error
+    (`rltorch.solvers.importance_sampling`).
+    """
     errors = importance_sampling_errors(runs, episodes, seed)
-    figure, ax = plt.subplots(figsize=(7, 4.5))
+    expected = expected_importance_sampling_errors(episodes)
+    figure, (linear, logarithmic) = plt.subplots(1, 2, figsize=(12, 4.5))
     x = np.arange(1, episodes + 1)
-    for kind, color in (("ordinary", "tab:red"), ("weighted", "tab:green")):
-        ax.plot(x, errors[kind].mean(axis=0), color=color, label=f"{kind} importance sampling")
-    ax.set_xscale("log")
-    ax.set_xlabel("episodes (log scale)")
-    ax.set_ylabel(f"mean squared error (average over {runs} runs)")
-    ax.set_ylim(bottom=0)
-    ax.legend()
-    ax.set_title("Figure 5.3: off-policy estimate of v(usable ace, 13, dealer 2) under stick-on-20")
+    for ax in (linear, logarithmic):
+        for kind, color in (("ordinary", "tab:red"), ("weighted", "tab:green")):
+            ax.plot(x, errors[kind].mean(axis=0), color=color, label=f"{kind} importance sampling")
+            ax.plot(x, expected[kind], color=color, linestyle="--", linewidth=1, label=f"{kind}: exact expectation")
+        ax.set_xscale("log")
+        ax.set_xlabel("episodes (log scale)")
+    linear.set_ylabel(f"mean squared error (average over {runs} runs)")
+    linear.set_ylim(0, 1.1 * max(errors["ordinary"].mean(axis=0).max(), expected["weighted"].max()))
+    linear.legend()
+    logarithmic.set_yscale("log")
+    logarithmic.set_title("the same on log axes")
+    figure.suptitle("Figure 5.3: off-policy estimate of v(usable ace, 13, dealer 2) under stick-on-20")
     marks = [n for n in (1, 10, 100, 1000, 10_000) if n <= episodes]
     report = {kind: {n: float(errors[kind][:, n - 1].mean()) for n in marks} for kind in errors}
-    return {"figure_5_3": figure}, {"runs": runs, "episodes": episodes, "mse": report}
+    exact = {kind: {n: float(expected[kind][n - 1]) for n in marks} for kind in expected}
+    return {"figure_5_3": figure}, {"runs": runs, "episodes": episodes, "mse": report, "expected_mse": exact}

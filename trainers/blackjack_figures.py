@@ -2,7 +2,8 @@
 
 5.1: first-visit MC prediction of stick-on-20 after 10,000 and 500,000 episodes, beside the exact v_pi
 (3-D surfaces and heatmaps). 5.2: the policy and values MC ES finds, beside pi* and v*. 5.3: the
-mean squared error of ordinary and weighted importance sampling over 100 runs of 10,000 episodes.
+mean squared error of ordinary and weighted importance sampling over 100 runs of 10,000 episodes,
+beside its exact expectation.
 The PNGs go into the run folder under --log-dir (also logged to TensorBoard as images) and into --out.
 """
 
@@ -38,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     parser.add_argument("--figure", choices=FIGURES, required=True, help="which figure of chapter 5")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the (first) run")
+    parser.add_argument("--seed", type=int, default=0, help="base seed (5.3: each run's seed is drawn from it)")
     parser.add_argument("--snapshots", type=episode_counts, default=(10_000, 500_000),
                         help="5.1: episode counts to draw V at")
     parser.add_argument("--episodes", type=positive_int,
