@@ -175,8 +175,7 @@ class BlackjackEnv(gym.Env):
             self._deal()
         self._dealer_total = None
         self._done = False
-        obs = self._observation() if self.expanded_state else (self._sum, self._dealer_card, int(self._usable))
-        return obs, {"dealer_natural": True} if self._peeked_natural else {}
+        return self._observation(), {"dealer_natural": True} if self._peeked_natural else {}
 
     def _deal(self) -> None:
         """Deal two cards each from the deck or a fresh (or kept) shoe, then settle what the deal decides."""
@@ -259,15 +258,12 @@ class BlackjackEnv(gym.Env):
         if self._settled:
             return self._end(self._settled_reward())
         if action == HIT:
-            total, usable = add_card(self._sum, self._usable, RANK_VALUES[self._draw()])
-            self._sum, self._usable = total, usable
+            self._sum, self._usable = add_card(self._sum, self._usable, RANK_VALUES[self._draw()])
             if self.expanded_state:
                 self._cards, self._pair = min(self._cards + 1, MAX_COUNTED_CARDS), 0
-            if total > BLACKJACK:
+            if self._sum > BLACKJACK:
                 return self._end(-1.0)
-            if self.expanded_state:
-                return self._observation(), 0.0, False, False, {}
-            return (total, self._dealer_card, int(usable)), 0.0, False, False, {}
+            return self._observation(), 0.0, False, False, {}
         return self._end(outcome(self._sum, self._play_dealer()))
 
     def _play_dealer(self) -> int:
@@ -280,24 +276,16 @@ class BlackjackEnv(gym.Env):
         return total
 
     def _settled_reward(self) -> float:
-        """The reward the deal decided: a peeked dealer natural's, else the player's natural's."""
-        if not self._peeked_natural:
-            return self._natural_reward()
+        """The reward the deal decided: a peeked dealer natural's, else a player's natural's (a draw against one)."""
+        if not (self._peeked_natural or is_natural((self._dealer_card, self._dealer_hole))):
+            return self.natural_payout
         self._dealer_total = BLACKJACK
-        return self._peek_reward
-
-    def _natural_reward(self) -> float:
-        """The payout of a player's natural: a draw if the dealer has one too."""
-        if is_natural((self._dealer_card, self._dealer_hole)):
-            self._dealer_total = BLACKJACK
-            return 0.0
-        return self.natural_payout
+        return self._peek_reward if self._peeked_natural else 0.0
 
     def _end(self, reward: float) -> tuple[Observation, float, bool, bool, dict]:
         """Finish the episode with `reward`."""
         self._done = True
-        obs = self._observation() if self.expanded_state else (self._sum, self._dealer_card, int(self._usable))
-        return obs, reward, True, False, {}
+        return self._observation(), reward, True, False, {}
 
     def render(self) -> str | None:
         """Return the hands as text in 'ansi' mode."""
