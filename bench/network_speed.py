@@ -14,6 +14,7 @@ from pathlib import Path
 
 import torch
 
+from rltorch.cli import positive_int
 from rltorch.solvers.tictactoe import reachable_positions
 from rltorch.values.encoders import BoardEncoder
 from rltorch.values.networks import VNetwork
@@ -47,9 +48,11 @@ def main(argv: list[str] | None = None) -> dict:
     """Measure on each available device and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement")
-    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    parser.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args(argv)
+    if not args.seconds > 0:
+        parser.error(f"--seconds must be positive, got {args.seconds}")
     torch.set_num_threads(args.threads)
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     results = {device: measure(device, args.seconds) for device in devices}

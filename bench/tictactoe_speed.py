@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import plain_sarsa  # noqa: E402
 
 from rltorch import QTable, SARSATrainer  # noqa: E402
+from rltorch.cli import positive_int  # noqa: E402
 from rltorch.envs import TicTacToeEnv  # noqa: E402
 from rltorch.logger import TensorBoardLogger  # noqa: E402
 
@@ -46,8 +47,8 @@ def time_trainer(episodes: int, seed: int, log_dir: str) -> float:
 def main(argv: list[str] | None = None) -> dict:
     """Run the rounds and print the comparison."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--episodes", type=int, default=100_000, help="episodes per run")
-    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of each")
+    parser.add_argument("--episodes", type=positive_int, default=100_000, help="episodes per run")
+    parser.add_argument("--rounds", type=positive_int, default=3, help="alternating rounds of each")
     parser.add_argument("--json", type=Path, help="write the figures to this file")
     args = parser.parse_args(argv)
     baseline, framework = [], []
