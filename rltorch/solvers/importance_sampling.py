@@ -19,8 +19,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rltorch.envs.blackjack import BLACKJACK, HIT, PLAYER_DECIDES_FROM, add_card
-from rltorch.solvers.blackjack import BOOK_RULES, BUST, Rules, card_probabilities, dealer_final_distribution
+from rltorch.envs.blackjack import BLACKJACK, HIT, add_card, outcome
+from rltorch.solvers.blackjack import BOOK_RULES, Rules, _spread, card_probabilities, dealer_final_distribution
 
 State = tuple[int, int, int]
 RatioReturn = dict[tuple[int, float], float]
@@ -30,8 +30,7 @@ def _outcome_chances(player_sum: int, dealer_card: int, hits_soft_17: bool) -> d
     """P(return = +1, 0, -1) when sticking on `player_sum` against the up card."""
     chances = {1.0: 0.0, 0.0: 0.0, -1.0: 0.0}
     for final, p in dealer_final_distribution(dealer_card, hits_soft_17).items():
-        reward = 1.0 if final == BUST or player_sum > final else (-1.0 if player_sum < final else 0.0)
-        chances[reward] += p
+        chances[outcome(player_sum, final)] += p
     return chances
 
 
@@ -47,7 +46,9 @@ def ratio_return_distribution(
     player_sum, dealer_card, usable = start
     cards = tuple(card_probabilities().items())
     distribution: RatioReturn = {}
-    frontier, ratio = _auto_draw({(player_sum, bool(usable)): 1.0}, rules, cards), 1
+    frontier: dict[tuple[int, bool], float] = {}
+    _spread(frontier, player_sum, bool(usable), 1.0, rules.player_draws_below_12, cards)  # draws below 12
+    ratio = 1
     while frontier:
         ratio *= 2
         hits: dict[tuple[int, bool], float] = {}
@@ -70,21 +71,6 @@ def ratio_return_distribution(
 def _add(chances: dict, key: tuple, p: float) -> None:
     """Add chance `p` to `chances[key]`."""
     chances[key] = chances.get(key, 0.0) + p
-
-
-def _auto_draw(hands: dict[tuple[int, bool], float], rules: Rules, cards: tuple) -> dict[tuple[int, bool], float]:
-    """The hands after the automatic draws below 12 that the rules may require."""
-    if not rules.player_draws_below_12:
-        return hands
-    settled: dict[tuple[int, bool], float] = {}
-    while hands:
-        (total, soft), p = hands.popitem()
-        if total >= PLAYER_DECIDES_FROM:
-            _add(settled, (total, soft), p)
-            continue
-        for card, p_card in cards:
-            _add(hands, add_card(total, soft, card), p * p_card)
-    return settled
 
 
 def target_value(distribution: RatioReturn) -> float:
