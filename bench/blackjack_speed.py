@@ -23,9 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import plain_blackjack  # noqa: E402
 
-from rltorch.blackjack_mc import make_trainer  # noqa: E402
-from rltorch.cli import positive_int  # noqa: E402
 from rltorch.logger import TensorBoardLogger  # noqa: E402
+from rltorch.run.options import positive_int  # noqa: E402
+
+from chapter5_methods import make_trainer  # noqa: E402
 
 WORKLOADS = {"prediction": ("prediction", plain_blackjack.book_prediction, plain_blackjack.lean_prediction),
              "es": ("es", plain_blackjack.book_es, plain_blackjack.lean_es)}

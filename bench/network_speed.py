@@ -14,9 +14,9 @@ from pathlib import Path
 
 import torch
 
-from rltorch.cli import positive_int
-from rltorch.solvers.tictactoe import reachable_positions
-from rltorch.values.encoders import BoardEncoder
+from rltorch.envs.tictactoe.encoder import BoardEncoder
+from rltorch.envs.tictactoe.solver import reachable_positions
+from rltorch.run.options import positive_int
 from rltorch.values.networks import VNetwork
 
 

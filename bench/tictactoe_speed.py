@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import plain_sarsa  # noqa: E402
 
 from rltorch import QTable, SARSATrainer  # noqa: E402
-from rltorch.cli import positive_int  # noqa: E402
 from rltorch.envs import TicTacToeEnv  # noqa: E402
 from rltorch.logger import TensorBoardLogger  # noqa: E402
+from rltorch.run.options import positive_int  # noqa: E402
 
 
 def time_baseline(episodes: int, seed: int) -> float:

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from rltorch.checkpoints import load, load_checkpoint
-from rltorch.cli import run_cli
 from rltorch.errors import RLTorchError
+from rltorch.run.options import run_cli
 
 DEFAULT_CHECKPOINT = Path(__file__).resolve().parent.parent / "checkpoints" / "play_tictactoe.pt"
 
@@ -45,18 +45,18 @@ def load_tictactoe_agent(path: Path) -> Any:
 def run(args: argparse.Namespace) -> None:
     """Carry out one subcommand."""
     if args.command == "plot":
-        from rltorch.plots import plot_runs
+        from rltorch.run.plots import plot_runs
 
         print(f"wrote {plot_runs(args.runs, args.tags, args.out, args.labels)}")
         return
     agent = load_tictactoe_agent(args.checkpoint)
     if args.command == "evaluate":
-        from rltorch.evaluation import exact_report, format_report
+        from rltorch.envs.tictactoe.evaluation import exact_report, format_report
 
         report = exact_report(agent, args.seat)
         print(json.dumps(report, indent=2) if args.json else format_report(report))
         return
-    from rltorch.play import TerminalGame
+    from rltorch.envs.tictactoe.play import TerminalGame
 
     try:
         TerminalGame(agent).run(args.seat)

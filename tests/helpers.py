@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from rltorch.envs.blackjack import HIT, STICK, BlackjackEnv
+from rltorch.envs.blackjack.env import HIT, STICK, BlackjackEnv
 
 
 class ScriptedOpponent:

@@ -3,9 +3,8 @@ import warnings
 
 import pytest
 from gymnasium.utils.env_checker import check_env
-from helpers import RiggedBlackjackEnv, hit_below_15_trace
 
-from rltorch.envs.blackjack import (
+from rltorch.envs.blackjack.env import (
     HIT,
     STICK,
     BlackjackEnv,
@@ -17,6 +16,8 @@ from rltorch.envs.blackjack import (
     is_natural,
     outcome,
 )
+
+from helpers import RiggedBlackjackEnv, hit_below_15_trace
 
 
 class NoDraws(random.Random):

@@ -1,8 +1,8 @@
 import pytest
 import torch
 
-from rltorch.blackjack_mc import BOOK_START_STATE, StickAtLeast, make_trainer
-from rltorch.envs.blackjack import HIT, STICK, BlackjackEnv
+from rltorch.envs.blackjack.env import HIT, STICK, BlackjackEnv
+from rltorch.envs.blackjack.evaluation import StickAtLeast
 from rltorch.importance import (
     epsilon_greedy_probability,
     greedy_probability,
@@ -15,6 +15,8 @@ from rltorch.importance import (
 from rltorch.trainers.offpolicy import BehaviourEpisode, OffPolicyMCTrainer
 from rltorch.values import VTable
 from rltorch.values.weighted import WeightedQTable, WeightedVTable
+
+from chapter5_methods import BOOK_START_STATE, make_trainer
 
 SOFT_13, SOFT_16, SOFT_20, HARD_12 = (13, 2, 1), (16, 2, 1), (20, 2, 1), (12, 2, 0)
 

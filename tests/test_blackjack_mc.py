@@ -2,15 +2,17 @@ from collections import Counter
 
 import gymnasium as gym
 import pytest
-from helpers import RiggedBlackjackEnv
 
 from rltorch import MCTrainer, QTable, VTable, load
 from rltorch.agents import PolicyAgent
-from rltorch.blackjack_mc import ExactBlackjack, StickAtLeast, make_trainer
-from rltorch.envs.blackjack import HIT, STICK, BlackjackEnv
+from rltorch.envs.blackjack.env import HIT, STICK, BlackjackEnv
+from rltorch.envs.blackjack.evaluation import ExactBlackjack, StickAtLeast
+from rltorch.envs.blackjack.solver import GYMNASIUM_RULES, policy_value, states
 from rltorch.logger import NullLogger
 from rltorch.policies import ConstantSchedule
-from rltorch.solvers.blackjack import GYMNASIUM_RULES, policy_value, states
+
+from chapter5_methods import make_trainer
+from helpers import RiggedBlackjackEnv
 
 
 class RecordingEnv(BlackjackEnv):

@@ -5,8 +5,8 @@ from fractions import Fraction
 import gymnasium as gym
 import pytest
 
-from rltorch.envs.blackjack import HIT, STICK, BlackjackEnv, add_card, dealer_plays
-from rltorch.solvers.blackjack import (
+from rltorch.envs.blackjack.env import HIT, STICK, BlackjackEnv, add_card, dealer_plays
+from rltorch.envs.blackjack.solver import (
     BOOK_RULES,
     BUST,
     GYMNASIUM_RULES,

@@ -9,9 +9,10 @@ import pytest
 
 import rltorch
 from rltorch.agents import PolicyAgent
-from rltorch.blackjack_figures import figure_5_1, figure_5_2
-from rltorch.blackjack_mc import StickAtLeast
-from rltorch.solvers.blackjack import policy_value, q_star
+from rltorch.envs.blackjack.evaluation import StickAtLeast
+from rltorch.envs.blackjack.solver import policy_value, q_star
+
+from chapter5_figures import figure_5_1, figure_5_2
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,7 +24,7 @@ def load_module(relative):
     return module
 
 
-script = load_module("trainers/blackjack_mc.py")
+script = load_module("trainers/chapter5/blackjack_mc.py")
 plain = load_module("bench/plain_blackjack.py")
 
 
@@ -74,7 +75,7 @@ def test_exploring_starts_on_gymnasium_is_a_clear_error(tmp_path, monkeypatch, c
 
 def test_figure_script_writes_pngs_and_tensorboard_images(tmp_path):
     result = subprocess.run(
-        [sys.executable, str(ROOT / "trainers" / "blackjack_figures.py"), "--figure", "5.3", "--runs", "3",
+        [sys.executable, str(ROOT / "trainers" / "chapter5" / "blackjack_figures.py"), "--figure", "5.3", "--runs", "3",
          "--episodes", "50", "--run-name", "fig", "--out", "docs", "--json", "fig.json"],
         capture_output=True, text=True, cwd=tmp_path, timeout=300,
     )

@@ -5,11 +5,12 @@ from collections import Counter
 
 import pytest
 from gymnasium.utils.env_checker import check_env
-from helpers import RiggedBlackjackEnv, hit_below_15_trace
 
-from rltorch.envs.blackjack import HIT, STICK, BlackjackEnv
-from rltorch.envs.shoe import SAME_VALUE, Shoe, check_start, is_pair
-from rltorch.solvers.single_deck import action_values, dealer_natural_chance, expanded_states, exploring_starts
+from rltorch.envs.blackjack.env import HIT, STICK, BlackjackEnv
+from rltorch.envs.blackjack.shoe import SAME_VALUE, Shoe, check_start, is_pair
+from rltorch.envs.blackjack.single_deck import action_values, dealer_natural_chance, expanded_states, exploring_starts
+
+from helpers import RiggedBlackjackEnv, hit_below_15_trace
 
 
 def test_a_single_deck_deals_each_rank_four_times_without_replacement():

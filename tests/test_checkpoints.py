@@ -4,7 +4,7 @@ import torch
 import rltorch
 from rltorch import QTable, RLTorchError, SARSATrainer
 from rltorch.checkpoints import load_checkpoint, save_checkpoint
-from rltorch.envs.tictactoe import TicTacToeEnv, legal_moves
+from rltorch.envs.tictactoe.env import TicTacToeEnv, legal_moves
 
 
 @pytest.fixture(scope="module")

@@ -6,21 +6,23 @@ import math
 import numpy as np
 import pytest
 
-from rltorch.blackjack_figures import importance_sampling_errors, run_seeds
-from rltorch.blackjack_mc import BOOK_START_STATE, StickAtLeast
-from rltorch.envs.blackjack import add_card
-from rltorch.solvers.blackjack import (
-    GYMNASIUM_RULES,
-    card_probabilities,
-    dealer_final_distribution,
-    policy_value,
-)
-from rltorch.solvers.importance_sampling import (
+from rltorch.envs.blackjack.env import add_card
+from rltorch.envs.blackjack.evaluation import StickAtLeast
+from rltorch.envs.blackjack.importance_sampling import (
     ordinary_mse,
     ratio_return_distribution,
     target_value,
     weighted_mse,
 )
+from rltorch.envs.blackjack.solver import (
+    GYMNASIUM_RULES,
+    card_probabilities,
+    dealer_final_distribution,
+    policy_value,
+)
+
+from chapter5_figures import importance_sampling_errors, run_seeds
+from chapter5_methods import BOOK_START_STATE
 
 STICK_ON_20 = StickAtLeast(20)
 

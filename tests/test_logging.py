@@ -2,7 +2,7 @@ import pytest
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from rltorch import QTable, SARSATrainer
-from rltorch.envs.tictactoe import TicTacToeEnv
+from rltorch.envs.tictactoe.env import TicTacToeEnv
 from rltorch.logger import TensorBoardLogger
 
 TAGS = {
@@ -33,7 +33,7 @@ def test_event_file_holds_the_tags(tmp_path):
 
 
 def test_exact_figures_are_logged_at_each_evaluation(tmp_path):
-    from rltorch.evaluation import ExactScalars
+    from rltorch.envs.tictactoe.evaluation import ExactScalars
 
     logger = TensorBoardLogger(tmp_path / "run")
     trainer = SARSATrainer(TicTacToeEnv(seat="both"), QTable(), seed=0, logger=logger, exact_eval=ExactScalars("both"))

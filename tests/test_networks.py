@@ -7,9 +7,11 @@ import torch
 
 import rltorch
 from rltorch import AfterstateKeys, MCTrainer, QLearningTrainer, QTable, SARSATrainer, StateActionKeys, VTable
-from rltorch.envs.tictactoe import TicTacToeEnv, afterstate
+from rltorch.envs.blackjack.encoder import BlackjackEncoder
+from rltorch.envs.tictactoe.encoder import BoardEncoder
+from rltorch.envs.tictactoe.env import TicTacToeEnv, afterstate
 from rltorch.trainers.td import ReplayBuffer, batch_q_targets
-from rltorch.values.encoders import BlackjackEncoder, BoardEncoder, PairEncoder
+from rltorch.values.encoders import PairEncoder
 from rltorch.values.networks import QNetwork, VNetwork
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,7 +131,7 @@ def test_asking_for_cuda_without_a_gpu_is_a_clear_error():
 
 
 def test_the_same_seed_gives_identical_networks_from_the_command_line_options():
-    from rltorch.cli import build_parser, build_trainer
+    from rltorch.run.options import build_parser, build_trainer
 
     def run():
         args = build_parser("qlearning", "").parse_args(["--value-fn", "mlp", "--hidden", "8", "--seed", "5"])

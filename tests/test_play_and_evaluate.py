@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 import rltorch
-from rltorch.cli import build_opponent, parse_opponent
+from rltorch.envs.tictactoe.evaluation import exact_report
+from rltorch.envs.tictactoe.play import parse_cell
 from rltorch.errors import RLTorchError
-from rltorch.evaluation import exact_report
-from rltorch.play import parse_cell
+from rltorch.run.options import build_opponent, parse_opponent
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "checkpoints" / "play_tictactoe.pt"

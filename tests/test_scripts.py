@@ -85,8 +85,8 @@ def test_self_play_and_afterstate_options(tmp_path):
 def test_self_play_refresher_copies_the_values_every_k_episodes():
     from rltorch import QTable, SARSATrainer, StateActionKeys
     from rltorch.agents import SelfPlayAgent
-    from rltorch.cli import SelfPlayRefresher
-    from rltorch.envs.tictactoe import TicTacToeEnv
+    from rltorch.envs.tictactoe.env import TicTacToeEnv
+    from rltorch.run.options import SelfPlayRefresher
 
     opponent = SelfPlayAgent(StateActionKeys())
     trainer = SARSATrainer(TicTacToeEnv(opponent, seat="both"), QTable(), seed=0)
@@ -103,7 +103,7 @@ def run_study(script, *args, cwd):
 
 
 def test_compare_tables_small(tmp_path):
-    result = run_study("compare_tables.py", "--episodes", 400, "--seeds", 1, "--check-every", 200,
+    result = run_study("compare_tables/compare_tables.py", "--episodes", 400, "--seeds", 1, "--check-every", 200,
                        "--json", tmp_path / "c.json", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     runs = json.loads((tmp_path / "c.json").read_text())
@@ -113,7 +113,7 @@ def test_compare_tables_small(tmp_path):
 
 
 def test_generalization_small(tmp_path):
-    result = run_study("generalization.py", "--episodes", 60, "--hidden", 8, "--json", tmp_path / "g.json",
+    result = run_study("networks/generalization.py", "--episodes", 60, "--hidden", 8, "--json", tmp_path / "g.json",
                        cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     report = json.loads((tmp_path / "g.json").read_text())
@@ -123,7 +123,7 @@ def test_generalization_small(tmp_path):
 
 
 def test_network_blackjack_small(tmp_path):
-    result = run_study("network_blackjack.py", "--episodes", 300, "--eval-every", 300, "--hidden", 8,
+    result = run_study("networks/network_blackjack.py", "--episodes", 300, "--eval-every", 300, "--hidden", 8,
                        "--log-dir", tmp_path / "runs", "--json", tmp_path / "b.json", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     figures = json.loads((tmp_path / "b.json").read_text())
@@ -150,7 +150,8 @@ def test_unwritable_log_dir_and_a_foreign_checkpoint_are_clear_errors(tmp_path):
     result = run_script("sarsa_trainer.py", "--episodes", 10, "--log-dir", tmp_path / "file" / "runs",
                         "--no-progress", cwd=tmp_path)
     assert result.returncode == 1 and result.stderr.startswith("error:") and "Traceback" not in result.stderr
-    blackjack = run_study("blackjack_mc.py", "--episodes", 200, "--eval-every", 0, "--checkpoint", tmp_path / "bj.pt",
+    blackjack = run_study("chapter5/blackjack_mc.py", "--episodes", 200, "--eval-every", 0, "--checkpoint",
+                          tmp_path / "bj.pt",
                           "--log-dir", tmp_path / "runs", "--no-progress", cwd=tmp_path)
     assert blackjack.returncode == 0, blackjack.stderr
     evaluate = subprocess.run([sys.executable, "-m", "rltorch", "evaluate", tmp_path / "bj.pt"],

@@ -2,9 +2,9 @@ from functools import cache
 
 import pytest
 
-from rltorch.envs.blackjack import HIT, STICK
-from rltorch.envs.shoe import RANK_VALUES
-from rltorch.solvers.single_deck import (
+from rltorch.envs.blackjack.env import HIT, STICK
+from rltorch.envs.blackjack.shoe import RANK_VALUES
+from rltorch.envs.blackjack.single_deck import (
     action_values,
     best_action,
     dealer_natural_chance,
@@ -17,7 +17,8 @@ from rltorch.solvers.single_deck import (
     start_hands,
     value_from_deal,
 )
-from rltorch.solvers.thorp import (
+
+from thorp_table import (
     EXCEPTIONS,
     HARD_STAND_FROM,
     SOFT_STAND_FROM,

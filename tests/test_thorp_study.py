@@ -7,15 +7,15 @@ from pathlib import Path
 import pytest
 import torch
 
-from rltorch.batched_mc_es import STATES, BatchedES, index_state, state_index
 from rltorch.checkpoints import load
-from rltorch.envs.blackjack import HIT, STICK
+from rltorch.envs.blackjack.env import HIT, STICK
+from rltorch.envs.blackjack.single_deck import action_values, expanded_state, expanded_states
+from rltorch.envs.blackjack.solver import q_star, states
 from rltorch.logger import NullLogger
-from rltorch.solvers.blackjack import q_star, states
-from rltorch.solvers.single_deck import action_values, expanded_state, expanded_states
-from rltorch.thorp_figures import infinite_deck_values, soft18_exact, soft18_starts
-from rltorch.thorp_report import cell_hands, cell_rows, exception_rows, report_markdown
-from rltorch.thorp_study import (
+
+from thorp_engine import STATES, BatchedES, index_state, state_index
+from thorp_figures import infinite_deck_values, soft18_exact, soft18_starts
+from thorp_learning import (
     LearnedPolicy,
     acceptance,
     agreement,
@@ -25,8 +25,9 @@ from rltorch.thorp_study import (
     make_trainer,
     two_card_starts,
 )
+from thorp_report import cell_hands, cell_rows, exception_rows, report_markdown
 
-SCRIPT = Path(__file__).resolve().parents[1] / "trainers" / "thorp_study.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "trainers" / "thorp" / "thorp_study.py"
 _spec = importlib.util.spec_from_file_location("thorp_study_script_under_test", SCRIPT)
 script = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(script)

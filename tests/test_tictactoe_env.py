@@ -1,10 +1,9 @@
 import gymnasium as gym
 import pytest
 from gymnasium.utils.env_checker import check_env
-from helpers import ScriptedOpponent
 
 import rltorch  # noqa: F401  (registers the envs)
-from rltorch.envs.tictactoe import (
+from rltorch.envs.tictactoe.env import (
     LINES,
     O,
     SmartRandomOpponent,
@@ -15,6 +14,8 @@ from rltorch.envs.tictactoe import (
     render_board,
     winner,
 )
+
+from helpers import ScriptedOpponent
 
 
 @pytest.mark.parametrize("mark", [X, O])

@@ -6,17 +6,8 @@ from fractions import Fraction
 import pytest
 
 from rltorch.agents import GreedyAgent, RandomAgent
-from rltorch.envs.tictactoe import TicTacToeEnv, afterstate, legal_moves
-from rltorch.keys import AfterstateKeys
-from rltorch.solvers.tictactoe import (
-    EMPTY_BOARD,
-    PerfectAgent,
-    count_reachable_keys,
-    optimal_moves,
-    reachable_positions,
-    value,
-)
-from rltorch.solvers.tictactoe_exact import (
+from rltorch.envs.tictactoe.env import TicTacToeEnv, afterstate, legal_moves
+from rltorch.envs.tictactoe.exact import (
     ExpectimaxAgent,
     best_outcome_vs_random,
     best_win_probability_vs_random,
@@ -30,6 +21,15 @@ from rltorch.solvers.tictactoe_exact import (
     uniform_perfect,
     uniform_random,
 )
+from rltorch.envs.tictactoe.solver import (
+    EMPTY_BOARD,
+    PerfectAgent,
+    count_reachable_keys,
+    optimal_moves,
+    reachable_positions,
+    value,
+)
+from rltorch.keys import AfterstateKeys
 from rltorch.values.tables import VTable
 
 MARKS = {"X": 1, "O": -1, ".": 0}

@@ -2,11 +2,12 @@ import random
 
 import gymnasium as gym
 import pytest
-from helpers import ScriptedOpponent
 
 from rltorch import AfterstateKeys, MCTrainer, QLearningTrainer, QTable, SARSATrainer, VTable
-from rltorch.envs.tictactoe import TicTacToeEnv, afterstate
+from rltorch.envs.tictactoe.env import TicTacToeEnv, afterstate
 from rltorch.policies import ConstantSchedule, epsilon_greedy
+
+from helpers import ScriptedOpponent
 
 EMPTY = (0,) * 9
 AFTER_4_0 = (-1, 0, 0, 0, 1, 0, 0, 0, 0)  # X took 4, O replied 0

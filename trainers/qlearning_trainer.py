@@ -6,7 +6,7 @@ the behaviour policy does next. Run with --help for every option.
 
 import sys
 
-from rltorch.cli import script_main
+from rltorch.run.options import script_main
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,12 +2,12 @@
 
 import gymnasium as gym
 
-from rltorch.envs.blackjack import BlackjackEnv
-from rltorch.envs.tictactoe import SmartRandomOpponent, TicTacToeEnv
+from rltorch.envs.blackjack.env import BlackjackEnv
+from rltorch.envs.tictactoe.env import SmartRandomOpponent, TicTacToeEnv
 
 for _id, _entry in (
-    ("rltorch/TicTacToe-v0", "rltorch.envs.tictactoe:TicTacToeEnv"),
-    ("rltorch/Blackjack-v0", "rltorch.envs.blackjack:BlackjackEnv"),
+    ("rltorch/TicTacToe-v0", "rltorch.envs.tictactoe.env:TicTacToeEnv"),
+    ("rltorch/Blackjack-v0", "rltorch.envs.blackjack.env:BlackjackEnv"),
 ):
     if _id not in gym.registry:
         gym.register(id=_id, entry_point=_entry)

@@ -1,14 +1,13 @@
 """Value functions: tables and networks behind one interface, `forward(keys)` and `fit(keys, targets)`."""
 
 from rltorch.values.base import ValueFunction
-from rltorch.values.encoders import BlackjackEncoder, BoardEncoder, PairEncoder
+from rltorch.values.encoders import Encoder, PairEncoder
 from rltorch.values.networks import QNetwork, VNetwork
 from rltorch.values.tables import QTable, Table, VTable
 from rltorch.values.weighted import WeightedQTable, WeightedVTable
 
 __all__ = [
-    "BlackjackEncoder",
-    "BoardEncoder",
+    "Encoder",
     "PairEncoder",
     "QNetwork",
     "QTable",

@@ -1,4 +1,4 @@
-"""Encoders: turn hashable keys (boards, blackjack states, (state, action) pairs) into feature rows.
+"""Encoders: turn hashable keys into feature rows; env packages supply their own (e.g. boards), these are generic.
 
 Each encoder is a small picklable object with `size` (features per key) and `__call__(keys)`
 returning a float tensor of shape (len(keys), size). Rows are cached per key, since the same keys
@@ -45,27 +45,6 @@ def one_hot(index: int, size: int) -> list[float]:
     row = [0.0] * size
     row[index] = 1.0
     return row
-
-
-class BoardEncoder(Encoder):
-    """Tic-tac-toe boards as three one-hot planes of 9 cells: empty, X, O (27 features)."""
-
-    size = 27
-
-    def features(self, key: Hashable) -> list[float]:
-        """The planes of one board."""
-        return [float(cell == mark) for mark in (0, 1, -1) for cell in key]
-
-
-class BlackjackEncoder(Encoder):
-    """Blackjack states (sum, dealer card, usable ace): one-hot sum 4..21, one-hot dealer 1..10, ace flag."""
-
-    size = 18 + 10 + 1
-
-    def features(self, key: Hashable) -> list[float]:
-        """The features of one state."""
-        player_sum, dealer_card, usable_ace = key
-        return one_hot(min(max(player_sum, 4), 21) - 4, 18) + one_hot(dealer_card - 1, 10) + [float(usable_ace)]
 
 
 class PairEncoder(Encoder):

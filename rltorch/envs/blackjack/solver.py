@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache, lru_cache
 
-from rltorch.envs.blackjack import (
+from rltorch.envs.blackjack.env import (
     BLACKJACK,
     HIT,
     PLAYER_DECIDES_FROM,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from rltorch.solvers.tictactoe import count_reachable_keys
-from rltorch.solvers.tictactoe_exact import exact_outcome_vs_random, losing_lines_vs_perfect
+from rltorch.envs.tictactoe.exact import exact_outcome_vs_random, losing_lines_vs_perfect
+from rltorch.envs.tictactoe.solver import count_reachable_keys
 
 SEAT_NAMES = ("X", "O")
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rltorch.envs.blackjack import HIT, STICK, hand_value
-from rltorch.envs.shoe import RANK_VALUES
+from rltorch.envs.blackjack.env import HIT, STICK, hand_value
+from rltorch.envs.blackjack.shoe import RANK_VALUES
 
 DEALER_CARDS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 1)
 HARD_STAND_FROM = {2: 13, 3: 13, 4: 12, 5: 12, 6: 12, 7: 17, 8: 17, 9: 17, 10: 17, 1: 17}

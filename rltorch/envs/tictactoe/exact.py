@@ -14,8 +14,8 @@ from fractions import Fraction
 from functools import cache
 from typing import Protocol
 
-from rltorch.envs.tictactoe import EMPTY, Board, O, X, afterstate, legal_moves, to_move, winner
-from rltorch.solvers.tictactoe import EMPTY_BOARD, optimal_moves, seat_mark
+from rltorch.envs.tictactoe.env import EMPTY, Board, O, X, afterstate, legal_moves, to_move, winner
+from rltorch.envs.tictactoe.solver import EMPTY_BOARD, optimal_moves, seat_mark
 
 MoveDistribution = list[tuple[int, Fraction]]
 Strategy = Callable[[Board], MoveDistribution]

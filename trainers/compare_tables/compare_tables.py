@@ -17,9 +17,9 @@ from pathlib import Path
 from tqdm import tqdm
 
 from rltorch import AfterstateKeys, QTable, SARSATrainer, StateActionKeys, VTable
-from rltorch.cli import positive_int, unit_float
-from rltorch.envs.tictactoe import TicTacToeEnv, afterstate
-from rltorch.solvers.tictactoe_exact import exact_outcome_vs_random
+from rltorch.envs.tictactoe.env import TicTacToeEnv, afterstate
+from rltorch.envs.tictactoe.exact import exact_outcome_vs_random
+from rltorch.run.options import positive_int, unit_float
 
 KINDS = {"q": (QTable, StateActionKeys), "afterstate": (VTable, lambda: AfterstateKeys(afterstate))}
 

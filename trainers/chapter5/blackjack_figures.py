@@ -17,9 +17,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rltorch import blackjack_figures
-from rltorch.cli import positive_int
 from rltorch.logger import TensorBoardLogger, run_name
+from rltorch.run.options import positive_int
+from rltorch.run.plots import save_png
+
+import chapter5_figures as blackjack_figures
 
 FIGURES = ("5.1", "5.2", "5.3")
 
@@ -67,7 +69,7 @@ def save_figures(figures: dict[str, Any], folder: Path, dpi: int, logger: Tensor
     paths = []
     for stem, figure in figures.items():
         path = folder / f"{stem}.png"
-        blackjack_figures.save_png(figure, path, dpi)
+        save_png(figure, path, dpi)
         logger.writer.add_figure(f"figures/{stem}", figure, close=True)
         paths.append(path)
     return paths

@@ -2,7 +2,7 @@
 
 Values are from the point of view of the player to move: +1 a forced win, 0 a draw, -1 a forced
 loss. Exact play against other players (random, perfect, expectimax) lives in
-`rltorch.solvers.tictactoe_exact`.
+`rltorch.envs.tictactoe.exact`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import random
 from collections.abc import Hashable, Sequence
 from functools import cache
 
-from rltorch.envs.tictactoe import EMPTY, SEATS, Board, afterstate, legal_moves, to_move, winner
+from rltorch.envs.tictactoe.env import EMPTY, SEATS, Board, afterstate, legal_moves, to_move, winner
 
 EMPTY_BOARD: Board = (EMPTY,) * 9
 KEY_KINDS = ("q", "afterstate")

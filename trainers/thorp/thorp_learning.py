@@ -4,10 +4,10 @@ The game is Thorp's: one deck, a fresh shuffle each hand, the dealer peeks under
 and stands on soft 17, hit or stand only (no doubling, splitting or surrender), a two-card 21 is an
 ordinary 21. The player sees the expanded state (total, dealer card, usable ace, cards held capped
 at 4, two-card pair of one rank) and decides on every total. Each MC ES episode starts from one of
-the 10,720 (hand, up card) deals of `rltorch.solvers.single_deck.exploring_starts`, drawn uniformly,
+the 10,720 (hand, up card) deals of `rltorch.envs.blackjack.single_deck.exploring_starts`, drawn uniformly,
 takes a random first action and then plays greedily; values are sample averages with visit counts.
 
-`make_engine` is the fast batched engine (`rltorch.batched_mc_es`); `make_trainer` is the same
+`make_engine` is the fast batched engine (`thorp_engine`); `make_trainer` is the same
 study on `BlackjackEnv` through `MCTrainer` (about 50 times slower, and it scores a peeked dealer
 natural as -1 for the random first action instead of leaving it out). `LearnedPolicy` reads either.
 """
@@ -19,13 +19,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from rltorch.batched_mc_es import BatchedES
-from rltorch.envs.blackjack import HIT, STICK, BlackjackEnv
-from rltorch.envs.shoe import RANK_NAMES, RANK_VALUES, SAME_RANK
+from rltorch.envs.blackjack.env import HIT, STICK, BlackjackEnv
+from rltorch.envs.blackjack.shoe import RANK_NAMES, RANK_VALUES, SAME_RANK
+from rltorch.envs.blackjack.single_deck import ExpandedState, action_values, expanded_state, exploring_starts
 from rltorch.policies import ConstantSchedule
-from rltorch.solvers.single_deck import ExpandedState, action_values, expanded_state, exploring_starts
 from rltorch.trainers.mc import MCTrainer
 from rltorch.values import QTable
+
+from thorp_engine import BatchedES
 
 CLEAR_GAP = 0.02  # |EV(hit) - EV(stand)| from which a 2-card decision must be learned
 TEN = 10

@@ -17,11 +17,11 @@ from pathlib import Path
 import torch
 
 from rltorch import AfterstateKeys, SARSATrainer, VTable
-from rltorch.cli import positive_int, print_json
-from rltorch.envs.tictactoe import TicTacToeEnv, afterstate, legal_moves
-from rltorch.solvers.tictactoe import count_reachable_keys, learner_positions, optimal_moves
-from rltorch.solvers.tictactoe_exact import exact_outcome_vs_random
-from rltorch.values.encoders import BoardEncoder
+from rltorch.envs.tictactoe.encoder import BoardEncoder
+from rltorch.envs.tictactoe.env import TicTacToeEnv, afterstate, legal_moves
+from rltorch.envs.tictactoe.exact import exact_outcome_vs_random
+from rltorch.envs.tictactoe.solver import count_reachable_keys, learner_positions, optimal_moves
+from rltorch.run.options import positive_int, print_json
 from rltorch.values.networks import VNetwork
 
 

@@ -15,12 +15,12 @@ from pathlib import Path
 import torch
 
 from rltorch import MCTrainer, QLearningTrainer, QNetwork, QTable
-from rltorch.blackjack_mc import ExactBlackjack
-from rltorch.cli import non_negative_int, positive_int, print_json, unit_float
-from rltorch.envs.blackjack import BlackjackEnv
+from rltorch.envs.blackjack.encoder import BlackjackEncoder
+from rltorch.envs.blackjack.env import BlackjackEnv
+from rltorch.envs.blackjack.evaluation import ExactBlackjack
 from rltorch.logger import TensorBoardLogger, run_name
 from rltorch.policies import ConstantSchedule
-from rltorch.values.encoders import BlackjackEncoder
+from rltorch.run.options import non_negative_int, positive_int, print_json, unit_float
 
 TRAINERS = {"mc": MCTrainer, "qlearning": QLearningTrainer}
 

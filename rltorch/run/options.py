@@ -13,16 +13,16 @@ from typing import Any
 import torch
 
 from rltorch.agents import MixtureAgent, RandomAgent, SelfPlayAgent
-from rltorch.envs.tictactoe import SmartRandomOpponent, TicTacToeEnv, afterstate
+from rltorch.envs.tictactoe.encoder import BoardEncoder
+from rltorch.envs.tictactoe.env import SmartRandomOpponent, TicTacToeEnv, afterstate
+from rltorch.envs.tictactoe.evaluation import ExactScalars, exact_report, format_report, reachable_key_count
+from rltorch.envs.tictactoe.solver import PerfectAgent
 from rltorch.errors import RLTorchError
-from rltorch.evaluation import ExactScalars, exact_report, format_report, reachable_key_count
 from rltorch.keys import AfterstateKeys, StateActionKeys
 from rltorch.logger import TensorBoardLogger, run_name
 from rltorch.policies import make_schedule
-from rltorch.solvers.tictactoe import PerfectAgent
 from rltorch.trainers import TRAINERS, Trainer
 from rltorch.values import QTable, ValueFunction, VTable
-from rltorch.values.encoders import BoardEncoder
 from rltorch.values.networks import QNetwork, VNetwork
 
 ENV_NAME = "TicTacToe-v0"

@@ -18,13 +18,14 @@ from typing import Any
 
 import gymnasium as gym
 
-from rltorch.blackjack_mc import METHODS, make_trainer
-from rltorch.cli import add_output_options, positive_int, run_cli, unit_float
-from rltorch.envs.blackjack import BlackjackEnv
+from rltorch.envs.blackjack.env import BlackjackEnv
+from rltorch.envs.blackjack.solver import BOOK_RULES, GYMNASIUM_RULES
 from rltorch.errors import RLTorchError
 from rltorch.logger import TensorBoardLogger, run_name
 from rltorch.policies import ConstantSchedule
-from rltorch.solvers.blackjack import BOOK_RULES, GYMNASIUM_RULES
+from rltorch.run.options import add_output_options, positive_int, run_cli, unit_float
+
+from chapter5_methods import METHODS, make_trainer
 
 DEFAULT_EPSILON = {"on-policy": 0.1, "off-policy-control": 1.0}
 

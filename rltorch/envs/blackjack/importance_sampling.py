@@ -19,8 +19,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rltorch.envs.blackjack import BLACKJACK, HIT, add_card, outcome
-from rltorch.solvers.blackjack import BOOK_RULES, Rules, _spread, card_probabilities, dealer_final_distribution
+from rltorch.envs.blackjack.env import BLACKJACK, HIT, add_card, outcome
+from rltorch.envs.blackjack.solver import BOOK_RULES, Rules, _spread, card_probabilities, dealer_final_distribution
 
 State = tuple[int, int, int]
 RatioReturn = dict[tuple[int, float], float]

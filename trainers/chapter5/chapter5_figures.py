@@ -6,9 +6,7 @@ behind them; `trainers/blackjack_figures.py` saves them as PNG and logs them to 
 
 from __future__ import annotations
 
-import io
 from collections.abc import Hashable, Mapping
-from pathlib import Path
 from typing import Any
 
 import matplotlib
@@ -19,30 +17,21 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
-from PIL import Image  # noqa: E402
 
-from rltorch.blackjack_mc import BOOK_START_STATE, StickAtLeast, make_trainer  # noqa: E402
-from rltorch.envs.blackjack import HIT, STICK  # noqa: E402
-from rltorch.solvers.blackjack import optimal_policy, policy_value, states, v_star  # noqa: E402
-from rltorch.solvers.importance_sampling import (  # noqa: E402
+from rltorch.envs.blackjack.env import HIT, STICK  # noqa: E402
+from rltorch.envs.blackjack.evaluation import StickAtLeast  # noqa: E402
+from rltorch.envs.blackjack.importance_sampling import (  # noqa: E402
     ordinary_mse,
     ratio_return_distribution,
     weighted_mse,
 )
+from rltorch.envs.blackjack.solver import optimal_policy, policy_value, states, v_star  # noqa: E402
+
+from chapter5_methods import BOOK_START_STATE, make_trainer  # noqa: E402
 
 SUMS = np.arange(12, 22)
 DEALER = np.arange(1, 11)
 ACE_ROWS = ((1, "usable ace"), (0, "no usable ace"))
-
-
-def save_png(figure: Figure, path: str | Path, dpi: int = 80) -> Path:
-    """Save `figure` as a small PNG: rendered at `dpi`, reduced to a 256-colour palette."""
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
-    buffer.seek(0)
-    with Image.open(buffer) as image:
-        image.convert("RGB").quantize(colors=256, method=Image.Quantize.FASTOCTREE).save(path, optimize=True)
-    return Path(path)
 
 
 def value_grid(values: Mapping[Hashable, float], usable: int) -> np.ndarray:
@@ -185,7 +174,7 @@ def figure_5_3(runs: int = 100, episodes: int = 10_000, seed: int = 0) -> tuple[
     """Figure 5.3: mean squared error of ordinary and weighted importance sampling over `runs` runs.
 
     Log x axis as in the book, and beside it log-log; dashed: the exact expected squared error
-    (`rltorch.solvers.importance_sampling`).
+    (`rltorch.envs.blackjack.importance_sampling`).
     """
     errors = importance_sampling_errors(runs, episodes, seed)
     expected = expected_importance_sampling_errors(episodes)

@@ -5,7 +5,7 @@ expanded-state policies with their visit counts.
 one) and peek rule, recording Q(stand) and Q(hit) of A-7 as it learns. Half the episodes start at
 A-7, the rest at the 3- and 4-card hands a hit can lead to (`soft18_starts`), so that the states
 after a hit are explored too and the greedy play after a hit becomes the best one; `figure_soft18` draws them beside the
-exact values: the single-deck oracle, and for the infinite deck `rltorch.solvers.blackjack.q_star`
+exact values: the single-deck oracle, and for the infinite deck `rltorch.envs.blackjack.solver.q_star`
 (no peek) or `infinite_deck_values(..., dealer_peeks=True)`. With a peek the values are those at
 the decision (no dealer natural), as MC ES sees them, since a peeked natural leaves no decision.
 """
@@ -24,13 +24,14 @@ import numpy as np  # noqa: E402
 from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-from rltorch.batched_mc_es import BatchedES  # noqa: E402
-from rltorch.envs.blackjack import BLACKJACK, add_card  # noqa: E402
-from rltorch.envs.shoe import RANK_NAMES  # noqa: E402
-from rltorch.solvers.blackjack import card_probabilities, dealer_distribution_from, q_star  # noqa: E402
-from rltorch.solvers.single_deck import DEALER_FINALS, ExpandedState, action_values  # noqa: E402
-from rltorch.solvers.thorp import DEALER_CARDS, thorp_action  # noqa: E402
-from rltorch.thorp_study import LearnedPolicy  # noqa: E402
+from rltorch.envs.blackjack.env import BLACKJACK, add_card  # noqa: E402
+from rltorch.envs.blackjack.shoe import RANK_NAMES  # noqa: E402
+from rltorch.envs.blackjack.single_deck import DEALER_FINALS, ExpandedState, action_values  # noqa: E402
+from rltorch.envs.blackjack.solver import card_probabilities, dealer_distribution_from, q_star  # noqa: E402
+
+from thorp_engine import BatchedES  # noqa: E402
+from thorp_learning import LearnedPolicy  # noqa: E402
+from thorp_table import DEALER_CARDS, thorp_action  # noqa: E402
 
 SOFT_18, ACE = (1, 7), 1
 DECKS = ((None, "infinite deck"), (1, "single deck"))

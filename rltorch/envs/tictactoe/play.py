@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from rltorch.envs.tictactoe import X, afterstate, legal_moves, render_board, winner
+from rltorch.envs.tictactoe.env import X, afterstate, legal_moves, render_board, winner
 
 QUIT_WORDS = {"q", "quit", "exit"}
 

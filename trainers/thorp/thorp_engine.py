@@ -23,9 +23,9 @@ from typing import TypeVar
 
 import torch
 
-from rltorch.envs.blackjack import BLACKJACK, DEALER_STANDS_AT, HIT, MAX_COUNTED_CARDS, STICK
-from rltorch.envs.shoe import SAME_RANK
-from rltorch.solvers.single_deck import ExpandedState, Start, expanded_state, remaining
+from rltorch.envs.blackjack.env import BLACKJACK, DEALER_STANDS_AT, HIT, MAX_COUNTED_CARDS, STICK
+from rltorch.envs.blackjack.shoe import SAME_RANK
+from rltorch.envs.blackjack.single_deck import ExpandedState, Start, expanded_state, remaining
 from rltorch.values import QTable
 
 TOTALS, DEALER_VALUES, SOFT, CARDS, PAIR = BLACKJACK + 1, 11, 2, MAX_COUNTED_CARDS + 1, 2

@@ -20,17 +20,19 @@ from typing import Any
 import torch
 from tqdm import tqdm
 
-from rltorch import thorp_figures, thorp_study
 from rltorch.agents import GreedyAgent
-from rltorch.batched_mc_es import BatchedES
-from rltorch.blackjack_figures import save_png
 from rltorch.checkpoints import load_checkpoint, save_checkpoint
-from rltorch.cli import non_negative_int, positive_int, print_json, run_cli
 from rltorch.errors import RLTorchError
 from rltorch.keys import StateActionKeys
 from rltorch.logger import TensorBoardLogger, run_name
-from rltorch.thorp_report import report_markdown
-from rltorch.thorp_study import LearnedPolicy
+from rltorch.run.options import non_negative_int, positive_int, print_json, run_cli
+from rltorch.run.plots import save_png
+
+import thorp_figures
+import thorp_learning as thorp_study
+from thorp_engine import BatchedES
+from thorp_learning import LearnedPolicy
+from thorp_report import report_markdown
 
 REPORT, SOFT18_FIGURE, POLICY_FIGURE = "thorp_report.md", "thorp_soft18_ace.png", "thorp_policies.png"
 

@@ -4,7 +4,7 @@ Rules. By default cards come from an infinite deck: each draw is one of the 13 r
 chance, ace = 1, two to nine at face value, ten, jack, queen and king = 10 (a 10-valued card has
 chance 4/13). An ace counts 11 whenever that keeps the hand at 21 or less; such a hand has a
 "usable ace" (a soft hand) and turns hard, the ace dropping to 1, when a draw would bust it.
-With `decks=k` cards are dealt without replacement from a shoe of k decks (`rltorch.envs.shoe`),
+With `decks=k` cards are dealt without replacement from a shoe of k decks (`rltorch.envs.blackjack.shoe`),
 fresh each hand, or with `penetration=p` kept across hands and reshuffled before a hand once that
 fraction of it has been dealt.
 
@@ -49,7 +49,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
-from rltorch.envs.shoe import PAIR_RULES, RANK_VALUES, SAME_RANK, Shoe, check_start, is_pair
+from rltorch.envs.blackjack.shoe import PAIR_RULES, RANK_VALUES, SAME_RANK, Shoe, check_start, is_pair
 
 STICK, HIT = 0, 1
 CARDS = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10)

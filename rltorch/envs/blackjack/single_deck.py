@@ -1,6 +1,6 @@
 """Exact hit/stand values for blackjack dealt from one deck (or k decks), and the start hands.
 
-The oracle. For a player hand and a dealer up card (ranks 1..13, as in `rltorch.envs.shoe`), the
+The oracle. For a player hand and a dealer up card (ranks 1..13, as in `rltorch.envs.blackjack.shoe`), the
 cards not yet seen, the dealer's hidden card among them, are a composition: counts of the values
 1..10 left. Standing is worth the expected outcome over the hidden card and the dealer's draws,
 all without replacement; hitting is worth the expectation over the next card of -1 for a bust or
@@ -31,7 +31,7 @@ from collections.abc import Iterator, Sequence
 from functools import cache
 from itertools import combinations_with_replacement
 
-from rltorch.envs.blackjack import (
+from rltorch.envs.blackjack.env import (
     BLACKJACK,
     HIT,
     MAX_COUNTED_CARDS,
@@ -40,7 +40,7 @@ from rltorch.envs.blackjack import (
     dealer_should_hit,
     hand_value,
 )
-from rltorch.envs.shoe import CARDS_PER_RANK, RANK_VALUES, RANKS, SAME_RANK, check_start, is_pair
+from rltorch.envs.blackjack.shoe import CARDS_PER_RANK, RANK_VALUES, RANKS, SAME_RANK, check_start, is_pair
 
 Composition = tuple[int, ...]
 Start = tuple[tuple[int, ...], int]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -9,6 +10,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from PIL import Image  # noqa: E402
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
 
 from rltorch.errors import RLTorchError  # noqa: E402
@@ -47,3 +50,13 @@ def plot_runs(
     figure.savefig(out, dpi=100)
     plt.close(figure)
     return out
+
+
+def save_png(figure: Figure, path: str | Path, dpi: int = 80) -> Path:
+    """Save `figure` as a small PNG: rendered at `dpi`, reduced to a 256-colour palette."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
+    buffer.seek(0)
+    with Image.open(buffer) as image:
+        image.convert("RGB").quantize(colors=256, method=Image.Quantize.FASTOCTREE).save(path, optimize=True)
+    return Path(path)

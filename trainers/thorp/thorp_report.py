@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rltorch.envs.blackjack import HIT
-from rltorch.envs.shoe import RANK_NAMES, SAME_RANK
-from rltorch.solvers.single_deck import action_values, expanded_state
-from rltorch.solvers.thorp import DEALER_CARDS, thorp_action, thorp_hand_action
-from rltorch.thorp_study import ExactPlay, LearnedPolicy, exact_play, hand_name
+from rltorch.envs.blackjack.env import HIT
+from rltorch.envs.blackjack.shoe import RANK_NAMES, SAME_RANK
+from rltorch.envs.blackjack.single_deck import action_values, expanded_state
+
+from thorp_learning import ExactPlay, LearnedPolicy, exact_play, hand_name
+from thorp_table import DEALER_CARDS, thorp_action, thorp_hand_action
 
 LETTER = {0: "S", 1: "H"}
 HEADER = ("Hand", "Dealer", "Thorp", "Exact", "MC ES", "Exact EV(hit) − EV(stand)", "MC ES Q(hit) − Q(stand)",
@@ -137,7 +138,7 @@ def report_markdown(policy: LearnedPolicy, run: dict[str, Any], agreement: dict[
              "stand only. State: (total, dealer card, usable ace, cards capped at 4, two-card pair). MC ES draws "
              "each episode's start uniformly from the 10,720 (hand, up card) deals, takes a random first action, "
              "then plays greedily; values are sample averages. Exact: the single-deck oracle "
-             "(`rltorch.solvers.single_deck`), dealer peeking. Cells are read for the 2-card non-pair hands of "
+             "(`rltorch.envs.blackjack.single_deck`), dealer peeking. Cells are read for the 2-card non-pair hands of "
              "the total; z is the learned Q gap over its standard error.", "",
              "## Run", "", *(f"- {key}: {value}" for key, value in run.items()), "",
              "## Acceptance", "", *(f"- [{'x' if ok else ' '}] {name}" for name, ok in acceptance.items()), "",

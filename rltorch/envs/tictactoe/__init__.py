@@ -1,0 +1,22 @@
+"""Tic-tac-toe: the env and its rules, opponents, exact solvers and evaluation, encoder and terminal play."""
+
+from rltorch.envs.tictactoe.env import (
+    EMPTY,
+    LINES,
+    SEATS,
+    Board,
+    O,
+    SmartRandomOpponent,
+    TicTacToeEnv,
+    X,
+    afterstate,
+    legal_moves,
+    render_board,
+    to_move,
+    winner,
+)
+
+__all__ = [
+    "EMPTY", "LINES", "O", "SEATS", "X", "Board", "SmartRandomOpponent", "TicTacToeEnv", "afterstate",
+    "legal_moves", "render_board", "to_move", "winner",
+]

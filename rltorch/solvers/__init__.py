@@ -1,1 +1,0 @@
-"""Exact solvers: the truth that learned values and policies are measured against."""
