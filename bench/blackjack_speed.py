@@ -11,7 +11,6 @@ Usage: python bench/blackjack_speed.py [--episodes 500000] [--rounds 3] [--json 
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import tempfile
@@ -24,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import plain_blackjack  # noqa: E402
 
 from rltorch.logger import TensorBoardLogger  # noqa: E402
-from rltorch.run.options import positive_int  # noqa: E402
+from rltorch.run.options import make_parser, positive_int, writable_file  # noqa: E402
 
 from chapter5_methods import make_trainer  # noqa: E402
 
@@ -68,10 +67,10 @@ def measure(episodes: int, rounds: int) -> dict[str, dict[str, float]]:
 
 def main(argv: list[str] | None = None) -> dict:
     """Run the rounds and print the comparison."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = make_parser(__doc__)
     parser.add_argument("--episodes", type=positive_int, default=500_000, help="episodes per run")
     parser.add_argument("--rounds", type=positive_int, default=3, help="alternating rounds of each")
-    parser.add_argument("--json", type=Path, help="write the figures to this file")
+    parser.add_argument("--json", type=writable_file, help="write the figures to this file")
     args = parser.parse_args(argv)
     best = measure(args.episodes, args.rounds)
     result = {"episodes": args.episodes, "rounds": args.rounds, "best_episodes_per_second": best}

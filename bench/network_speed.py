@@ -6,17 +6,15 @@ Usage: python bench/network_speed.py [--seconds 3] [--json PATH]
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import time
-from pathlib import Path
 
 import torch
 
 from rltorch.envs.tictactoe.encoder import BoardEncoder
 from rltorch.envs.tictactoe.solver import reachable_positions
-from rltorch.run.options import positive_int
+from rltorch.run.options import make_parser, positive_float, positive_int, writable_file
 from rltorch.values.networks import VNetwork
 
 
@@ -46,10 +44,10 @@ def measure(device: str, seconds: float) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> dict:
     """Measure on each available device and print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement")
+    parser = make_parser(__doc__)
+    parser.add_argument("--seconds", type=positive_float, default=3.0, help="seconds per measurement")
     parser.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads")
-    parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument("--json", type=writable_file, help="write the figures here")
     args = parser.parse_args(argv)
     if not args.seconds > 0:
         parser.error(f"--seconds must be positive, got {args.seconds}")

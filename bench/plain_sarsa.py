@@ -30,7 +30,7 @@ def train(episodes: int, seed: int = 0, gamma: float = 0.9, alpha: float = 0.1) 
             return legal[rng.randrange(len(legal))]
         values = [q.get((state, a), 0.0) for a in legal]
         best = max(values)
-        ties = [a for a, v in zip(legal, values) if v == best]
+        ties = [a for a, v in zip(legal, values, strict=True) if v == best]
         return ties[0] if len(ties) == 1 else rng.choice(ties)
 
     for episode in range(episodes):

@@ -8,7 +8,6 @@ Usage: python bench/tictactoe_speed.py [--episodes 100000] [--rounds 3] [--json 
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -23,7 +22,7 @@ import plain_sarsa  # noqa: E402
 from rltorch import QTable, SARSATrainer  # noqa: E402
 from rltorch.envs import TicTacToeEnv  # noqa: E402
 from rltorch.logger import TensorBoardLogger  # noqa: E402
-from rltorch.run.options import positive_int  # noqa: E402
+from rltorch.run.options import make_parser, positive_int, writable_file  # noqa: E402
 
 
 def time_baseline(episodes: int, seed: int) -> float:
@@ -46,10 +45,10 @@ def time_trainer(episodes: int, seed: int, log_dir: str) -> float:
 
 def main(argv: list[str] | None = None) -> dict:
     """Run the rounds and print the comparison."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = make_parser(__doc__)
     parser.add_argument("--episodes", type=positive_int, default=100_000, help="episodes per run")
     parser.add_argument("--rounds", type=positive_int, default=3, help="alternating rounds of each")
-    parser.add_argument("--json", type=Path, help="write the figures to this file")
+    parser.add_argument("--json", type=writable_file, help="write the figures to this file")
     args = parser.parse_args(argv)
     baseline, framework = [], []
     with tempfile.TemporaryDirectory() as log_root:

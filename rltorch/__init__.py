@@ -2,17 +2,29 @@
 
 from rltorch import envs
 from rltorch.agents import GreedyAgent, PolicyAgent, RandomAgent
-from rltorch.checkpoints import load, load_checkpoint, save_checkpoint
+from rltorch.checkpoints import load, load_checkpoint, save_checkpoint, save_module
 from rltorch.errors import RLTorchError
 from rltorch.keys import AfterstateKeys, StateActionKeys
-from rltorch.trainers import MCTrainer, OffPolicyMCTrainer, QLearningTrainer, SARSATrainer, Trainer
+from rltorch.trainers import (
+    MCExploringStarts,
+    MCPrediction,
+    MCTrainer,
+    OffPolicyMCControl,
+    OffPolicyMCPrediction,
+    QLearningTrainer,
+    SARSATrainer,
+    Trainer,
+)
 from rltorch.values import QNetwork, QTable, VNetwork, VTable
 
 __all__ = [
     "AfterstateKeys",
     "GreedyAgent",
+    "MCExploringStarts",
+    "MCPrediction",
     "MCTrainer",
-    "OffPolicyMCTrainer",
+    "OffPolicyMCControl",
+    "OffPolicyMCPrediction",
     "PolicyAgent",
     "QNetwork",
     "QLearningTrainer",
@@ -28,4 +40,5 @@ __all__ = [
     "load",
     "load_checkpoint",
     "save_checkpoint",
+    "save_module",
 ]

@@ -53,10 +53,10 @@ def ratios_after(target_probabilities: Sequence[float], behaviour_probabilities:
 
 def ordinary_estimate(weights: Sequence[float], returns: Sequence[float]) -> float:
     """Ordinary importance sampling: sum(W G) / n (0 for no samples)."""
-    return sum(w * g for w, g in zip(weights, returns)) / len(weights) if weights else 0.0
+    return sum(w * g for w, g in zip(weights, returns, strict=True)) / len(weights) if weights else 0.0
 
 
 def weighted_estimate(weights: Sequence[float], returns: Sequence[float]) -> float:
     """Weighted importance sampling: sum(W G) / sum(W) (0 while the weights sum to 0)."""
     total = sum(weights)
-    return sum(w * g for w, g in zip(weights, returns)) / total if total else 0.0
+    return sum(w * g for w, g in zip(weights, returns, strict=True)) / total if total else 0.0

@@ -24,7 +24,7 @@ def expected_sarsa_target(
     """Expected SARSA: `r + gamma * sum_a' pi(a'|s') Q(s', a')`, or `r` when the episode ended."""
     if terminated:
         return reward
-    return reward + gamma * sum(p * v for p, v in zip(probabilities, next_values))
+    return reward + gamma * sum(p * v for p, v in zip(probabilities, next_values, strict=True))
 
 
 def monte_carlo_returns(rewards: Sequence[float], gamma: float) -> list[float]:

@@ -1,6 +1,8 @@
 import random
+import re
 import warnings
 
+import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
@@ -173,10 +175,93 @@ def test_actions_are_checked():
     assert env.legal_actions() == [0, 1]
     with pytest.raises(ValueError, match="action 2 "):
         env.step(2)
-    with pytest.raises(ValueError, match="'hit'"):
+    with pytest.raises(TypeError, match="'hit'"):
         env.step("hit")
     with pytest.raises(ValueError, match="reset"):
         BlackjackEnv().step(HIT)
+
+
+@pytest.mark.parametrize("action", [np.int64(1), np.uint8(1), np.array(1), 1.0, np.float32(1.0), np.array(1.0)])
+def test_integer_like_actions_play_as_the_int(action):
+    assert hit_below_15_trace(IntegerLike(action), 5, 200) == hit_below_15_trace(BlackjackEnv(), 5, 200)
+
+
+@pytest.mark.parametrize("action", ["1", 0.5, float("nan"), float("inf"), None, True, np.True_, [1], np.array([1])])
+def test_other_actions_are_a_type_error_naming_them(action):
+    env = BlackjackEnv()
+    env.reset(seed=0)
+    with pytest.raises(TypeError, match=re.escape(f"action must be an integer 0 (stick) or 1 (hit), got {action!r}")):
+        env.step(action)
+
+
+class IntegerLike(BlackjackEnv):
+    """Steps with `hit` (an integer-like 1) wherever it is told to hit."""
+
+    def __init__(self, hit):
+        super().__init__()
+        self.hit = hit
+
+    def step(self, action):
+        return super().step(self.hit if action == HIT else action)
+
+
+INF = float("inf")
+
+
+@pytest.mark.parametrize(
+    "options, name",
+    [
+        ({"state": (INF, 2, 1)}, "'state'"),
+        ({"state": (13, INF, 1)}, "'state'"),
+        ({"state": "abc"}, "'state'"),
+        ({"state": b"\x0d\x02\x01"}, "'state'"),  # bytes iterate as the ints 13, 2, 1
+        ({"state": 13}, "'state'"),
+        ({"state": (13, 2)}, "'state'"),
+        ({"state": (13, 2, 1, 0)}, "'state'"),
+        ({"state": (13.5, 2, 1)}, "'state'"),
+        ({"state": (13, 2, True)}, "'state'"),
+        ({"state": (13, 2, 1), "hand": (10, 3)}, "'state'"),
+        ({"hand": (10, INF)}, "'hand'"),
+        ({"hand": (10, "6")}, "'hand'"),
+        ({"hand": "A6"}, "'hand'"),
+        ({"hand": 10}, "'hand'"),
+        ({"hand": (0, 5)}, "'hand'"),
+        ({"hand": (10, 14)}, "'hand'"),
+        ({"hand": (10, 10, 10)}, "hand"),  # a hard 30
+        ({"hand": (10, 6), "dealer_card": 14}, "'dealer_card'"),
+        ({"hand": (10, 6), "dealer_card": 2.5}, "'dealer_card'"),
+        ({"hand": (10, 6), "dealer_card": INF}, "'dealer_card'"),
+        ({"hand": (10, 6), "dealer_card": "K"}, "'dealer_card'"),
+        ({"dealer_card": 5}, "'dealer_card'"),
+        ({"stat": (13, 2, 1)}, "'stat'"),
+        ("state", "must be a dict"),
+    ],
+)
+def test_bad_reset_options_raise_value_error_naming_the_option(options, name):
+    with pytest.raises(ValueError, match=re.escape(name)):
+        BlackjackEnv().reset(options=options)
+
+
+def test_reset_options_take_integer_like_values_and_none_for_absent():
+    env = BlackjackEnv()
+    obs, _ = env.reset(seed=0, options={"state": (np.int64(13), 2.0, np.array(1)), "hand": None})
+    assert obs == (13, 2, 1) and all(type(x) is int for x in obs)
+    obs, _ = env.reset(options={"hand": np.array([10, 6]), "dealer_card": np.int8(13), "state": None})
+    assert obs == (16, 10, 0) and all(type(x) is int for x in obs)
+    assert env.reset(options={})[0] in env.observation_space
+
+
+@pytest.mark.parametrize("draws_below_12", [True, False])
+def test_every_advertised_start_state_can_be_reset_to(draws_below_12):
+    env = BlackjackEnv(player_draws_below_12=draws_below_12)
+    starts = env.start_states()
+    assert any(s[0] < 12 for s in starts) != draws_below_12  # hard 4..11 only when the player decides there
+    for state in starts:
+        assert env.reset(seed=0, options={"state": state})[0] == state
+    with pytest.raises(ValueError, match="'state'"):
+        env.reset(options={"state": (11, 5, 1)})  # a usable ace makes at least 12
+    with pytest.raises(ValueError, match="'state'"):
+        env.reset(options={"state": (3, 5, 0)})
 
 
 def test_same_seed_same_episodes():

@@ -12,7 +12,7 @@ from rltorch.importance import (
     step_ratio,
     weighted_estimate,
 )
-from rltorch.trainers.offpolicy import BehaviourEpisode, OffPolicyMCTrainer
+from rltorch.trainers.offpolicy import BehaviourEpisode, OffPolicyMCControl, OffPolicyMCPrediction
 from rltorch.values import VTable
 from rltorch.values.weighted import WeightedQTable, WeightedVTable
 
@@ -37,7 +37,7 @@ def episode(steps, reward):
 
 def prediction_trainer(weighted):
     table = WeightedVTable() if weighted else VTable(alpha=None)
-    return OffPolicyMCTrainer(BlackjackEnv(), table, gamma=1.0, target_policy=StickAtLeast(20), weighted=weighted)
+    return OffPolicyMCPrediction(BlackjackEnv(), table, gamma=1.0, target_policy=StickAtLeast(20), weighted=weighted)
 
 
 def test_ratios_of_a_short_episode_by_hand():
@@ -83,7 +83,7 @@ def test_off_policy_prediction_of_three_hand_built_episodes():
 
 
 def test_off_policy_control_backward_loop_by_hand():
-    trainer = OffPolicyMCTrainer(BlackjackEnv(), WeightedQTable(), gamma=1.0)
+    trainer = OffPolicyMCControl(BlackjackEnv(), WeightedQTable(), gamma=1.0)
     q = trainer.value_fn
     # Soft 13 hit, soft 20 stick, +1. Q(20, stick) = 1 (W 1); greedy there is stick, so W = 2;
     # Q(13, hit) = 0 + 2/2 * (1 - 0) = 1 and C(13, hit) = 2.
@@ -114,7 +114,7 @@ def test_weighted_table_arithmetic_and_weights_only_state_dict(tmp_path):
 
 def test_weighted_needs_a_weighted_table():
     with pytest.raises(ValueError, match="update_weighted"):
-        OffPolicyMCTrainer(BlackjackEnv(), VTable(alpha=None), target_policy=StickAtLeast(20), weighted=True)
+        OffPolicyMCPrediction(BlackjackEnv(), VTable(alpha=None), target_policy=StickAtLeast(20), weighted=True)
 
 
 def test_off_policy_prediction_starts_in_the_books_state_and_control_learns():

@@ -3,7 +3,7 @@ from collections import Counter
 import gymnasium as gym
 import pytest
 
-from rltorch import MCTrainer, QTable, VTable, load
+from rltorch import MCExploringStarts, MCPrediction, MCTrainer, QTable, VTable, load
 from rltorch.agents import PolicyAgent
 from rltorch.envs.blackjack.env import HIT, STICK, BlackjackEnv
 from rltorch.envs.blackjack.evaluation import ExactBlackjack, StickAtLeast
@@ -40,7 +40,7 @@ def test_first_visit_prediction_of_a_rigged_hand_by_hand():
     # Player 7 + 6 = 13 (no ace), dealer shows 2 with a 10 hidden. Stick-on-20 hits: 7 -> 20, sticks.
     # Dealer 12 draws 5 -> 17 and stands: 20 beats 17, reward +1 for both states of the episode.
     env = RiggedBlackjackEnv([10, 10, 10, 10, 7, 6, 2, 10, 7, 5])  # the first four feed the seeding reset
-    trainer = MCTrainer(env, VTable(alpha=None), gamma=1.0, policy=StickAtLeast(20), seed=0)
+    trainer = MCPrediction(env, VTable(alpha=None), gamma=1.0, policy=StickAtLeast(20), seed=0)
     assert trainer.run_episode(0.0) == 1.0
     assert trainer.value_fn.table == {(13, 2, 0): 1.0, (20, 2, 0): 1.0}
     assert trainer.value_fn.counts == {(13, 2, 0): 1, (20, 2, 0): 1}
@@ -63,8 +63,8 @@ def test_every_visit_equals_first_visit_on_blackjack():
 
 def test_exploring_starts_cover_every_state_and_first_action_uniformly():
     env = RecordingEnv()
-    trainer = MCTrainer(env, QTable(alpha=None), gamma=1.0, seed=1, schedule=ConstantSchedule(0.0),
-                        start_states=states(), exploring_starts=True)
+    trainer = MCExploringStarts(env, QTable(alpha=None), gamma=1.0, seed=1, schedule=ConstantSchedule(0.0),
+                                start_states=states())
     first_actions = Counter()
     for _ in range(8000):
         keys, _ = trainer.generate_episode(0.0)
@@ -79,15 +79,14 @@ def test_exploring_starts_are_greedy_after_the_first_action():
     # Sticking is worth 1 everywhere, so every action after the random first one is a stick.
     table = QTable(alpha=None)
     table.table.update({(state, STICK): 1.0 for state in states()})
-    trainer = MCTrainer(BlackjackEnv(), table, gamma=1.0, seed=2, start_states=states(), exploring_starts=True)
+    trainer = MCExploringStarts(BlackjackEnv(), table, gamma=1.0, seed=2, start_states=states())
     for _ in range(300):
         keys, _ = trainer.generate_episode(0.0)
         assert len(keys) <= 2 and all(action == STICK for _, action in keys[1:])
 
 
 def test_exploring_starts_refuse_an_env_that_ignores_the_start_state():
-    trainer = MCTrainer(gym.make("Blackjack-v1"), QTable(alpha=None), seed=0, start_states=[(13, 2, 1)],
-                        exploring_starts=True)
+    trainer = MCExploringStarts(gym.make("Blackjack-v1"), QTable(alpha=None), seed=0, start_states=[(13, 2, 1)])
     with pytest.raises(ValueError, match="honours reset"):
         trainer.run_episode(0.0)
 
@@ -144,7 +143,8 @@ def test_the_same_trainers_learn_on_gymnasium_blackjack():
 
 def test_prediction_checkpoint_loads_the_policy_and_its_values(tmp_path):
     trainer = make_trainer("prediction", seed=0).train(2000, progress=False, eval_every=0)
-    agent = load(trainer.save(tmp_path / "prediction.pt"))
+    # A data checkpoint holds the values, not the policy function: the policy is given back at load time.
+    agent = load(trainer.save(tmp_path / "prediction.pt"), policy=StickAtLeast(20))
     assert isinstance(agent, PolicyAgent) and agent.policy == StickAtLeast(20)
     assert agent.value_fn.table == trainer.value_fn.table
     assert agent.act((19, 5, 0), [STICK, HIT]) == HIT and agent.act((20, 5, 0), [STICK, HIT]) == STICK

@@ -38,23 +38,47 @@ def test_each_method_trains_logs_saves_and_reports(method, tmp_path, monkeypatch
     assert metrics["episodes"] == 600 and math.isfinite(metrics["rms_error"])
     assert ("expected_return" in metrics) == (method not in ("prediction", "off-policy-prediction"))
     assert list((tmp_path / "runs" / "smoke").glob("events.out.tfevents.*"))
-    agent = rltorch.load(tmp_path / "checkpoints" / "smoke.pt")
+    policy = StickAtLeast(20) if method.endswith("prediction") else None
+    agent = rltorch.load(tmp_path / "checkpoints" / "smoke.pt", policy=policy)
     assert isinstance(agent, PolicyAgent) == method.endswith("prediction")
     assert agent.act((20, 3, 0), [0, 1]) in (0, 1)
 
 
 def test_es_history_reports_when_the_policy_agreed(tmp_path, monkeypatch):
+    # Catches the mutant of EvaluationHistory.agreement_milestones that reports None for both milestones: the
+    # exact evaluator's clear disagreements with pi* are scripted per evaluation (a real run this short never
+    # agrees), so the greedy policy first agrees at 1000 episodes, disagrees again at 1500 and agrees from 2000 on.
+    disagreements = {500: 3, 1000: 0, 1500: 2, 2000: 0, 2500: 0}
+    build, evaluated = script.build, []
+
+    def build_with_scripted_disagreements(args):
+        trainer = build(args)
+        exact = trainer.exact_eval
+
+        class Scripted:
+            policy = exact.policy  # None: control, whose milestones the script reports
+
+            def __call__(self, agent):
+                evaluated.append(trainer.episodes_done)
+                return {**exact(agent), "exact/clear_disagreements": float(disagreements[trainer.episodes_done])}
+
+        trainer.exact_eval = Scripted()
+        return trainer
+
+    monkeypatch.setattr(script, "build", build_with_scripted_disagreements)
     monkeypatch.chdir(tmp_path)
-    assert script.main(["--method", "es", "--episodes", "2000", "--eval-every", "1000", "--eval-games", "10",
-                        "--json", "es.json", "--no-progress"]) == 0
+    assert script.main(["--method", "es", "--episodes", "2500", "--log-every", "500", "--eval-every", "500",
+                        "--eval-games", "10", "--json", "es.json", "--no-progress"]) == 0
+    assert sorted(set(evaluated)) == sorted(disagreements)
     metrics = json.loads((tmp_path / "es.json").read_text())
-    assert "first_agreement_at" in metrics and "agreement_held_from" in metrics
+    assert (metrics["first_agreement_at"], metrics["agreement_held_from"]) == (1000, 2000)
+    assert metrics["clear_disagreements"] == 0 and math.isfinite(metrics["rms_error"])
 
 
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--episodes", "0"], "must be a positive integer"),
+        (["--episodes", "0"], "must be a whole number >= 1"),
         (["--threshold", "30"], "must be a sum from 12 to 22"),
         (["--start-state", "13,2"], "must be SUM,DEALER,USABLE"),
         (["--epsilon", "1.5"], "must be in [0, 1]"),

@@ -1,3 +1,4 @@
+import copy
 import io
 import re
 from pathlib import Path
@@ -74,11 +75,18 @@ def table_or_network(kind: str, keys: str):
 @pytest.mark.parametrize("kind", ["table", "mlp"])
 @pytest.mark.parametrize("keys", ["q", "afterstate"])
 def test_every_trainer_runs_a_table_or_a_network_through_the_same_code(cls, kind, keys):
+    # Catches the mutant without `optimizer.step()` in Network.fit: the values of the keys the trainer
+    # learned on must have moved from where they started (a table's from 0, a network's from its init).
     torch.manual_seed(0)
     key_maker = AfterstateKeys(afterstate) if keys == "afterstate" else StateActionKeys()
     trainer = cls(TicTacToeEnv(), table_or_network(kind, keys), keys=key_maker, seed=0)
+    initial, learned, learn = copy.deepcopy(trainer.value_fn), [], trainer.learn
+    trainer.learn = lambda key, target: (learned.append(key), learn(key, target))
     trainer.train(60, log_every=20, eval_every=60, eval_games=10, progress=False)
-    assert trainer.episodes_done == 60 and trainer.test(10).games == 10
+    assert trainer.episodes_done == 60 and trainer.test(10).episodes == 10
+    assert len(learned) > 60
+    moved = [abs(a - b) > 1e-6 for a, b in zip(trainer.value_fn.values(learned), initial.values(learned), strict=True)]
+    assert sum(moved) > len(learned) / 10, f"{sum(moved)} of {len(learned)} learned values moved"
 
 
 def test_trainers_do_not_branch_on_the_value_function_type():
@@ -101,14 +109,34 @@ def test_replay_targets_read_every_next_value_in_one_call():
 
 @pytest.mark.parametrize("kind", ["table", "mlp"])
 def test_dqn_options_refresh_the_target_copy(kind):
+    # Catches the mutant that never refreshes the target copy (the deepcopy in QLearningTrainer.learn_transition
+    # removed): the target must equal the online values right after every 25th fit and stay frozen in between.
     torch.manual_seed(0)
     trainer = QLearningTrainer(TicTacToeEnv(), table_or_network(kind, "q"), seed=0, replay_size=200, batch_size=8,
                                target_update_every=25)
     assert trainer.target_fn is not trainer.value_fn
+    learn_transition, refreshed, lagging = trainer.learn_transition, [], []
+
+    def learn_and_check(transition):
+        frozen = trainer.target_fn
+        learn_transition(transition)
+        if trainer.fits % 25 in (0, 24):  # just refreshed, or about to be
+            keys = [key for key, *_ in trainer.replay.transitions]
+            target, online = trainer.target_fn.values(keys), trainer.value_fn.values(keys)
+        if trainer.fits % 25 == 0:
+            assert trainer.target_fn is not trainer.value_fn  # a copy, not the online values themselves
+            assert target == online, f"the target copy was not refreshed at fit {trainer.fits}"
+            refreshed.append(trainer.fits)
+        else:
+            assert trainer.target_fn is frozen
+            if trainer.fits % 25 == 24:
+                lagging.append(target != online)
+
+    trainer.learn_transition = learn_and_check
     trainer.train(40, log_every=20, eval_every=0, progress=False)
     assert trainer.fits > 100 and len(trainer.replay) == min(200, trainer.fits)
-    last_refresh = trainer.fits - trainer.fits % 25
-    assert last_refresh > 0
+    assert refreshed == list(range(25, trainer.fits + 1, 25))
+    assert any(lagging)  # the online values moved on between refreshes, so a stale copy is visible
     plain = QLearningTrainer(TicTacToeEnv(), QTable(), seed=0)
     assert plain.target_fn is plain.value_fn and plain.replay is None
 
@@ -117,7 +145,9 @@ def test_checkpoint_holds_the_network_config_and_state_dict(tmp_path):
     torch.manual_seed(0)
     trainer = SARSATrainer(TicTacToeEnv(), VNetwork(BoardEncoder(), (16,), lr=2e-3), keys=AfterstateKeys(afterstate))
     payload = rltorch.load_checkpoint(trainer.save(tmp_path / "net.pt"))
-    assert payload["value_fn_config"] == {"class": "VNetwork", "hidden": (16,), "lr": 2e-3, "device": "cpu"}
+    assert payload["value_fn_config"] == {"class": "VNetwork", "hidden": (16,), "lr": 2e-3, "device": "cpu",
+                                          "encoder": {"class": "rltorch.envs.tictactoe.encoder:BoardEncoder",
+                                                      "args": {}}}
     torch.save(payload["value_fn_state"], tmp_path / "state.pt")
     rebuilt = VNetwork(BoardEncoder(), payload["value_fn_config"]["hidden"])
     rebuilt.load_state_dict(torch.load(tmp_path / "state.pt", weights_only=True))
@@ -131,13 +161,16 @@ def test_asking_for_cuda_without_a_gpu_is_a_clear_error():
 
 
 def test_the_same_seed_gives_identical_networks_from_the_command_line_options():
-    from rltorch.run.options import build_parser, build_trainer
+    from rltorch.run.cli import train_parser
+    from rltorch.run.training import build_trainer
 
-    def run():
-        args = build_parser("qlearning", "").parse_args(["--value-fn", "mlp", "--hidden", "8", "--seed", "5"])
-        trainer, _ = build_trainer("qlearning", args)
+    def run(seed):
+        parser = train_parser("rltorch/TicTacToe-v0", "qlearning")
+        args = parser.parse_args(["--value-fn", "mlp", "--hidden", "8", "--seed", str(seed)])
+        trainer = build_trainer("qlearning", args, "rltorch/TicTacToe-v0")
         trainer.train(40, eval_every=0, progress=False)
         return trainer.value_fn.state_dict()
 
-    first, second = run(), run()
+    first, second, other = run(5), run(5), run(6)
     assert all(torch.equal(first[name], second[name]) for name in first)
+    assert not any(torch.equal(first[name], other[name]) for name in first)  # another seed: other weights everywhere

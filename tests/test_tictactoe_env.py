@@ -1,4 +1,7 @@
+import re
+
 import gymnasium as gym
+import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
@@ -6,7 +9,6 @@ import rltorch  # noqa: F401  (registers the envs)
 from rltorch.envs.tictactoe.env import (
     LINES,
     O,
-    SmartRandomOpponent,
     TicTacToeEnv,
     X,
     afterstate,
@@ -14,6 +16,7 @@ from rltorch.envs.tictactoe.env import (
     render_board,
     winner,
 )
+from rltorch.envs.tictactoe.opponents import SmartRandomOpponent
 
 from helpers import ScriptedOpponent
 
@@ -129,9 +132,62 @@ def test_observations_are_plain_int_tuples():
 
 
 def test_check_env_passes():
-    # As X the board is empty after reset, so check_env's randomly sampled first action is always
-    # legal. (As O it may sample the opponent's opening cell, which rightly raises ValueError.)
+    # As X with the default illegal_action="raise": check_env's first, unseeded sample is taken on the
+    # empty board, and its seeded samples (cells 0 then 6) miss the seeded random opponent's reply.
+    # (As O it may sample the opponent's opening cell, which rightly raises ValueError.)
     check_env(TicTacToeEnv(seat="X"), skip_render_check=True)
+
+
+@pytest.mark.parametrize("seat", ["X", "O", "both"])
+def test_check_env_passes_in_every_seat_when_an_illegal_move_loses(seat):
+    for _ in range(5):  # the checker's first sample is unseeded: as O it hits the opening cell 1 time in 9
+        check_env(TicTacToeEnv(seat=seat, illegal_action="lose"), skip_render_check=True)
+
+
+def test_an_illegal_move_loses_the_game_with_the_option_and_raises_without_it():
+    env = TicTacToeEnv(ScriptedOpponent([0]), seat="O", illegal_action="lose")
+    board, _ = env.reset(seed=0)
+    assert env.step(0) == (board, -1.0, True, False, {"illegal_action": True})  # the opponent's opening cell
+    with pytest.raises(ValueError, match="game is over"):
+        env.step(4)
+    env = TicTacToeEnv(ScriptedOpponent([0, 1]), seat="O", illegal_action="lose")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="cell 9 is not an empty cell"):  # not in the action space at all
+        env.step(9)
+    assert env.step(4)[1:] == (0.0, False, False, {})
+    env = TicTacToeEnv(ScriptedOpponent([0]), seat="O")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="cell 0 is not an empty cell"):
+        env.step(0)
+    with pytest.raises(ValueError, match="illegal_action"):
+        TicTacToeEnv(illegal_action="ignore")
+
+
+@pytest.mark.parametrize("action", [4, np.int64(4), np.uint8(4), np.array(4), 4.0, np.float32(4.0), np.array(4.0)])
+def test_integer_like_actions_are_taken(action):
+    env = TicTacToeEnv(ScriptedOpponent([0]))
+    env.reset(seed=0)
+    board, *_ = env.step(action)
+    assert board == (O, 0, 0, 0, X, 0, 0, 0, 0) and all(type(cell) is int for cell in board)
+    assert env.legal_actions() == [1, 2, 3, 5, 6, 7, 8]
+
+
+@pytest.mark.parametrize("action", ["4", 4.5, float("nan"), float("inf"), None, True, np.True_, [4], np.array([4])])
+def test_other_actions_are_a_type_error_naming_them(action):
+    env = TicTacToeEnv(ScriptedOpponent([0]))
+    env.reset(seed=0)
+    with pytest.raises(TypeError, match=re.escape(f"action must be an integer cell 0..8, got {action!r}")):
+        env.step(action)
+    assert env.legal_actions() == list(range(9))  # nothing was played
+
+
+@pytest.mark.parametrize("options, name", [({"board": (0,) * 9}, "'board'"), ({"seat": "O"}, "'seat'"),
+                                           ("X", "must be a dict")])
+def test_reset_refuses_options_naming_them(options, name):
+    env = TicTacToeEnv()
+    with pytest.raises(ValueError, match=re.escape(name)):
+        env.reset(options=options)
+    assert env.reset(options={})[0] == env.reset(options=None)[0] == (0,) * 9
 
 
 def test_registered_with_gymnasium():

@@ -6,12 +6,12 @@ the discounted return that followed it. Run with --help for every option.
 
 import sys
 
-from rltorch.run.options import script_main
+from rltorch.run.cli import train
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run Monte Carlo control with the given command-line arguments."""
-    return script_main("mc", __doc__, argv)
+    return train(argv, "rltorch/TicTacToe-v0", "mc", __doc__)
 
 
 if __name__ == "__main__":

@@ -6,12 +6,12 @@ the behaviour policy does next. Run with --help for every option.
 
 import sys
 
-from rltorch.run.options import script_main
+from rltorch.run.cli import train
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run Q-learning with the given command-line arguments."""
-    return script_main("qlearning", __doc__, argv)
+    return train(argv, "rltorch/TicTacToe-v0", "qlearning", __doc__)
 
 
 if __name__ == "__main__":

@@ -6,12 +6,12 @@ toward R + gamma * Q(S', A'). Run with --help for every option.
 
 import sys
 
-from rltorch.run.options import script_main
+from rltorch.run.cli import train
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run SARSA with the given command-line arguments."""
-    return script_main("sarsa", __doc__, argv)
+    return train(argv, "rltorch/TicTacToe-v0", "sarsa", __doc__)
 
 
 if __name__ == "__main__":

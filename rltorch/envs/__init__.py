@@ -1,15 +1,23 @@
-"""Environments, registered with Gymnasium under the `rltorch/` namespace."""
+"""Environments, one package per game or world, registered with Gymnasium under the `rltorch/` namespace."""
 
 import gymnasium as gym
 
+from rltorch.envs import dyna_maze, max_bias, random_walk, windy_gridworld
 from rltorch.envs.blackjack.env import BlackjackEnv
-from rltorch.envs.tictactoe.env import SmartRandomOpponent, TicTacToeEnv
+from rltorch.envs.tictactoe.env import TicTacToeEnv
+from rltorch.envs.tictactoe.opponents import SmartRandomOpponent
 
-for _id, _entry in (
-    ("rltorch/TicTacToe-v0", "rltorch.envs.tictactoe.env:TicTacToeEnv"),
-    ("rltorch/Blackjack-v0", "rltorch.envs.blackjack.env:BlackjackEnv"),
-):
+REGISTRATIONS = (
+    ("rltorch/TicTacToe-v0", "rltorch.envs.tictactoe.env:TicTacToeEnv", None),
+    ("rltorch/Blackjack-v0", "rltorch.envs.blackjack.env:BlackjackEnv", None),
+    *random_walk.REGISTRATIONS,
+    *windy_gridworld.REGISTRATIONS,
+    *max_bias.REGISTRATIONS,
+    *dyna_maze.REGISTRATIONS,
+)
+
+for _id, _entry, _kwargs in REGISTRATIONS:
     if _id not in gym.registry:
-        gym.register(id=_id, entry_point=_entry)
+        gym.register(id=_id, entry_point=_entry, kwargs=_kwargs or {})
 
-__all__ = ["BlackjackEnv", "SmartRandomOpponent", "TicTacToeEnv"]
+__all__ = ["BlackjackEnv", "REGISTRATIONS", "SmartRandomOpponent", "TicTacToeEnv"]

@@ -21,8 +21,9 @@ def read_scalars(run_dir: str | Path, tag: str) -> tuple[list[int], list[float]]
     """The (steps, values) of one scalar tag in a run folder."""
     events = EventAccumulator(str(run_dir), size_guidance={"scalars": 0})
     events.Reload()
-    if tag not in events.Tags()["scalars"]:
-        raise RLTorchError(f"run {run_dir} has no scalar {tag!r}")
+    tags = events.Tags()["scalars"]
+    if tag not in tags:
+        raise RLTorchError(f"run {run_dir} has no scalar {tag!r}; it has: {', '.join(sorted(tags)) or 'none'}")
     scalars = events.Scalars(tag)
     return [event.step for event in scalars], [event.value for event in scalars]
 
@@ -31,13 +32,18 @@ def plot_runs(
     run_dirs: Sequence[str | Path], tags: Sequence[str], out: str | Path, labels: Sequence[str] | None = None
 ) -> Path:
     """One panel per tag, one line per run; saved as a PNG at `out`."""
+    out = Path(out)
+    if out.suffix.lower() != ".png":
+        raise RLTorchError(f"--out {out} must name a .png file")
     for run_dir in run_dirs:
         if not Path(run_dir).is_dir():
             raise RLTorchError(f"run folder {run_dir} does not exist")
     labels = list(labels) if labels else [Path(run_dir).name for run_dir in run_dirs]
+    if len(labels) != len(run_dirs):
+        raise RLTorchError(f"{len(labels)} labels for {len(run_dirs)} runs: give one label per run")
     figure, axes = plt.subplots(1, len(tags), figsize=(5 * len(tags), 3.6), squeeze=False)
-    for axis, tag in zip(axes[0], tags):
-        for run_dir, label in zip(run_dirs, labels):
+    for axis, tag in zip(axes[0], tags, strict=True):
+        for run_dir, label in zip(run_dirs, labels, strict=True):
             steps, values = read_scalars(run_dir, tag)
             axis.plot(steps, values, label=label)
         axis.set_title(tag)
@@ -45,7 +51,6 @@ def plot_runs(
         axis.grid(alpha=0.3)
     axes[0][0].legend(fontsize=8)
     figure.tight_layout()
-    out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(out, dpi=100)
     plt.close(figure)

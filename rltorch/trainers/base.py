@@ -13,55 +13,36 @@ import gymnasium as gym
 from tqdm import tqdm
 
 from rltorch.agents import GreedyAgent
-from rltorch.checkpoints import save_checkpoint
+from rltorch.checkpoints import (
+    check_resumable,
+    env_rng_state,
+    plain_config,
+    random_state,
+    save_checkpoint,
+    schedule_from_data,
+    schedule_to_data,
+    set_env_rng_state,
+)
 from rltorch.keys import StateActionKeys
 from rltorch.logger import NullLogger
 from rltorch.policies import ExponentialSchedule, Schedule, greedy
+from rltorch.trainers.stats import EpisodeStats, Outcomes
 from rltorch.values.base import ValueFunction
-
-
-@dataclass
-class Outcomes:
-    """Counts of won, lost and drawn (zero-return) episodes."""
-
-    wins: int = 0
-    losses: int = 0
-    draws: int = 0
-
-    @property
-    def games(self) -> int:
-        """All episodes counted."""
-        return self.wins + self.losses + self.draws
-
-    def add(self, episode_return: float) -> None:
-        """Count one episode by the sign of its return."""
-        if episode_return > 0:
-            self.wins += 1
-        elif episode_return < 0:
-            self.losses += 1
-        else:
-            self.draws += 1
-
-    def rates(self) -> dict[str, float]:
-        """Win, loss and draw fractions."""
-        games = max(self.games, 1)
-        return {"win_rate": self.wins / games, "loss_rate": self.losses / games, "draw_rate": self.draws / games}
 
 
 @dataclass
 class _Block:
     """Running sums over one logging block of episodes."""
 
-    returns: float = 0.0
+    stats: EpisodeStats
     td_errors: list[float] = field(default_factory=list)
-    outcomes: Outcomes = field(default_factory=Outcomes)
 
 
 class Trainer:
-    """Runs episodes of one algorithm on a Gymnasium env that also offers `legal_actions()`.
+    """Runs episodes of one algorithm on a Gymnasium env (with `legal_actions()` where not every action is legal).
 
-    Subclasses implement `run_episode(epsilon)` in the order the book's pseudo-code reads and
-    call `choose` to act and `learn` to move the value function toward a target.
+    Subclasses implement `run_episode(epsilon)` in the order the book's pseudo-code reads; they
+    call `choose` to act, `step` to move the env, and `learn` to move the value function toward a target.
     """
 
     algorithm = "trainer"
@@ -76,7 +57,7 @@ class Trainer:
         seed: int = 0,
         logger: Any = None,
         eval_env: gym.Env | None = None,
-        exact_eval: Callable[[GreedyAgent], dict[str, float]] | None = None,
+        exact_eval: Callable[[Any], dict[str, float]] | None = None,
     ) -> None:
         if not 0.0 <= gamma <= 1.0:
             raise ValueError(f"gamma must be in [0, 1], got {gamma}")
@@ -90,9 +71,12 @@ class Trainer:
         self.logger = logger if logger is not None else NullLogger()
         self.eval_env = eval_env if eval_env is not None else copy.deepcopy(env)
         self.exact_eval = exact_eval
+        self.is_game = bool(getattr(env.unwrapped, "is_game", False))
         self.episodes_done = 0
+        self.steps_done = 0
+        self.stop_requested = False  # set (e.g. by a signal handler) to stop at the next episode boundary
         self.legal_actions = _legal_actions_of(env)
-        self._block = _Block()
+        self._block = self._new_block()
         self._td_errors = self._block.td_errors
         env.reset(seed=seed)
         self.eval_env.reset(seed=seed + 1)
@@ -101,6 +85,11 @@ class Trainer:
     def run_episode(self, epsilon: float) -> float:
         """Play and learn from one episode; return its undiscounted return."""
         raise NotImplementedError
+
+    def step(self, action: int) -> tuple[Any, float, bool, bool, dict]:
+        """Take `action` in the training env (and count the step)."""
+        self.steps_done += 1
+        return self.env.step(action)
 
     def choose(self, state: Hashable, epsilon: float) -> tuple[int, Hashable]:
         """Pick an action epsilon-greedily; return it and its key.
@@ -147,42 +136,48 @@ class Trainer:
             while self.episodes_done < end:
                 start, block_end = self.episodes_done, min(end, self.episodes_done + log_every)
                 self._run_block(block_end)
-                bar.update(block_end - start)
+                bar.update(self.episodes_done - start)
                 self._log_block(bar)
                 if eval_every and self.episodes_done % eval_every == 0:
                     self.log_evaluation(eval_games)
-                if callback is not None and callback(self) is False:
+                if self.stop_requested or (callback is not None and callback(self) is False):
                     break
         return self
 
+    def _new_block(self) -> _Block:
+        """Empty sums for the next logging block."""
+        return _Block(EpisodeStats(outcomes=Outcomes() if self.is_game else None))
+
     def _run_block(self, block_end: int) -> None:
         """Run episodes up to `block_end`, adding to the block sums."""
-        schedule, run_episode = self.schedule, self.run_episode
-        returns = [run_episode(schedule(episode)) for episode in range(self.episodes_done, block_end)]
-        block = self._block
-        block.returns += sum(returns)
-        for episode_return in returns:
-            block.outcomes.add(episode_return)
-        self.episodes_done = block_end
+        schedule, run_episode, stats = self.schedule, self.run_episode, self._block.stats
+        for episode in range(self.episodes_done, block_end):
+            if self.stop_requested:
+                return
+            steps = self.steps_done
+            stats.add(run_episode(schedule(episode)), self.steps_done - steps)
+            self.episodes_done = episode + 1
 
     def _log_block(self, bar: tqdm) -> None:
         """Write the block's means to the logger and the progress bar, then start a new block."""
         block, step = self._block, self.episodes_done
-        games = max(block.outcomes.games, 1)
         epsilon = self.schedule(step)
         scalars = {
-            "train/return": block.returns / games,
-            "train/epsilon": epsilon,
-            "train/win_rate": block.outcomes.wins / games,
+            "train/return": block.stats.mean_return,
+            "train/length": block.stats.mean_length,
             "train/td_error": sum(map(abs, block.td_errors)) / max(len(block.td_errors), 1),
         }
-        if not self.uses_epsilon():
-            del scalars["train/epsilon"]
+        postfix = {"return": f"{block.stats.mean_return:.2f}"}
+        if self.uses_epsilon():
+            scalars["train/epsilon"] = epsilon
+            postfix["eps"] = f"{epsilon:.3f}"
+        if block.stats.outcomes is not None:
+            scalars["train/win_rate"] = block.stats.outcomes.rates()["win_rate"]
+            postfix["win"] = f"{scalars['train/win_rate']:.2f}"
         scalars.update(self.value_fn.diagnostics())
         self.logger.scalars(scalars, step)
-        postfix = {"eps": f"{epsilon:.3f}"} if self.uses_epsilon() else {}
-        bar.set_postfix(**postfix, win=f"{block.outcomes.wins / games:.2f}", refresh=False)
-        self._block = _Block()
+        bar.set_postfix(postfix, refresh=False)
+        self._block = self._new_block()
         self._td_errors = self._block.td_errors
 
     # --- evaluation and saving ------------------------------------------------------------
@@ -190,28 +185,29 @@ class Trainer:
         """The greedy agent over the current value function."""
         return GreedyAgent(self.value_fn, self.keys)
 
-    def test(self, games: int) -> Outcomes:
-        """Play `games` greedy episodes on the evaluation env; count wins, losses and draws."""
+    def test(self, episodes: int) -> EpisodeStats:
+        """Play `episodes` greedy episodes on the evaluation env; their returns, lengths (and outcomes)."""
         agent, env = self.agent(), self.eval_env
         legal_actions = _legal_actions_of(env)
         greedy_action: dict[Hashable, int] = {}  # the values are frozen during a test
-        outcomes = Outcomes()
-        for _ in range(games):
+        stats = EpisodeStats(outcomes=Outcomes() if self.is_game else None)
+        for _ in range(episodes):
             state, _ = env.reset()
-            total, done = 0.0, False
+            total, steps, done = 0.0, 0, False
             while not done:
                 action = greedy_action.get(state)
                 if action is None:
                     action = greedy_action[state] = agent.act(state, legal_actions())
                 state, reward, terminated, truncated, _ = env.step(action)
                 total += reward
+                steps += 1
                 done = terminated or truncated
-            outcomes.add(total)
-        return outcomes
+            stats.add(total, steps)
+        return stats
 
-    def log_evaluation(self, games: int) -> dict[str, float]:
-        """Log `eval/win_rate`, `eval/loss_rate`, `eval/draw_rate` of `games` greedy episodes, and exact figures."""
-        scalars = {f"eval/{name}": rate for name, rate in self.test(games).rates().items()}
+    def log_evaluation(self, episodes: int) -> dict[str, float]:
+        """Log the mean return (and outcome rates) of `episodes` greedy episodes, and the exact figures."""
+        scalars = self.test(episodes).scalars("eval")
         if self.exact_eval is not None:
             scalars.update(self.exact_eval(self.agent()))
         self.logger.scalars(scalars, self.episodes_done)
@@ -219,10 +215,14 @@ class Trainer:
         return scalars
 
     def config(self) -> dict[str, Any]:
-        """The settings that describe this run."""
+        """The settings that describe this run: the env, the algorithm and its parameters."""
+        spec = self.env.spec
         return {
             "algorithm": self.algorithm,
             "env": type(self.env.unwrapped).__name__,
+            "env_id": spec.id if spec is not None else None,
+            "env_kwargs": dict(spec.kwargs) if spec is not None else {},
+            "env_class": f"{type(self.env.unwrapped).__module__}:{type(self.env.unwrapped).__qualname__}",
             "gamma": self.gamma,
             "seed": self.seed,
             "keys": getattr(self.keys, "kind", type(self.keys).__name__),
@@ -231,23 +231,43 @@ class Trainer:
         }
 
     def checkpoint(self) -> dict[str, Any]:
-        """Everything needed to play or resume: agent, config, values, episodes, schedule, RNG state.
+        """Everything needed to play or resume, as data that `torch.load(..., weights_only=True)` reads.
 
-        `value_fn_state` is the value function's `state_dict()`, which alone loads with
-        `weights_only=True` into a value function built from `value_fn_config`.
+        The config; the value function's `config()`, `state_dict()` and `training_state()` (an optimizer's);
+        episodes and steps done; the schedule; the trainer's generator and the training and evaluation envs'
+        random states. `rltorch.load` rebuilds the agent from it, `restore` puts it back into a trainer.
+        A network's tensors share storage with it, as `state_dict()`'s do: save or copy before training on.
         """
         return {
-            "agent": self.agent(),
-            "config": self.config(),
+            "config": plain_config(self.config()),
             "value_fn_config": self.value_fn.config(),
             "value_fn_state": self.value_fn.state_dict(),
+            "value_fn_training_state": self.value_fn.training_state(),
             "episodes": self.episodes_done,
-            "schedule": self.schedule,
+            "steps": self.steps_done,
+            "schedule": schedule_to_data(self.schedule),
             "rng_state": self.rng.getstate(),
+            "env_rng": env_rng_state(self.env),
+            "eval_env_rng": env_rng_state(self.eval_env),
         }
 
+    def restore(self, checkpoint: dict[str, Any]) -> Trainer:
+        """Put a `checkpoint()` (e.g. from `load_checkpoint`) back into this trainer, built with the same arguments.
+
+        Training on then gives bit for bit what training straight through would have given.
+        """
+        check_resumable(checkpoint, plain_config(self.config()), self.value_fn.config())
+        self.value_fn.load_state_dict(checkpoint["value_fn_state"])
+        self.value_fn.load_training_state(checkpoint.get("value_fn_training_state", {}))
+        self.episodes_done, self.steps_done = int(checkpoint["episodes"]), int(checkpoint.get("steps", 0))
+        self.schedule = schedule_from_data(checkpoint["schedule"], default=self.schedule)
+        self.rng.setstate(random_state(checkpoint["rng_state"]))
+        set_env_rng_state(self.env, checkpoint["env_rng"])
+        set_env_rng_state(self.eval_env, checkpoint["eval_env_rng"])
+        return self
+
     def save(self, path: str | Path) -> Path:
-        """Save the checkpoint atomically with `torch.save`."""
+        """Save the checkpoint atomically with `torch.save` (data only: it loads with `weights_only=True`)."""
         return save_checkpoint(path, self.checkpoint())
 
 

@@ -1,4 +1,10 @@
-"""Monte Carlo: play a whole episode, then move each (first-)visited key toward the return that followed it."""
+"""Monte Carlo: play a whole episode, then move each (first-)visited key toward the return that followed it.
+
+One core (`MonteCarloTrainer`) and three algorithms over it, as in Sutton & Barto chapter 5:
+`MCPrediction` (section 5.1), `MCExploringStarts` (5.3) and `MCTrainer`, on-policy control of an
+epsilon-soft policy (5.4). The step size is the value function's: a table with `alpha=None` keeps
+sample averages.
+"""
 
 from __future__ import annotations
 
@@ -9,47 +15,25 @@ from rltorch.agents import PolicyAgent
 from rltorch.targets import monte_carlo_returns
 from rltorch.trainers.base import Trainer
 
+Start = Hashable | Mapping[str, Any]
 
-class MCTrainer(Trainer):
-    """First-visit (default) or every-visit Monte Carlo, for control or for prediction.
 
-    - Control (the default): act epsilon-greedily on Q and learn Q. With a constant epsilon this is
-      on-policy first-visit control of an epsilon-soft policy (Sutton & Barto, section 5.4).
-    - Exploring starts (`start_states=...`, `exploring_starts=True`): every episode starts in a
-      uniformly drawn one of `start_states` (through `env.reset(options={"state": s})`) with a
-      uniformly random first action, then follows the schedule (epsilon 0: greedy). With sample
-      averages this is MC ES (section 5.3). A start may instead be a dict of reset options, passed
-      as `env.reset(options=start)`, e.g. `{"hand": (10, 6), "dealer_card": 10}` for a deal of cards.
-    - Prediction (`policy=...`): follow the given policy (a callable from state to action) and
-      learn its state values V, keyed by the states themselves (section 5.1).
+class MonteCarloTrainer(Trainer):
+    """The shared core: starts (optionally drawn from `start_states`), episode generation, and the MC update.
 
-    The step size is the value function's: a table with `alpha=None` keeps sample averages.
+    A start is a state, reset through `env.reset(options={"state": s})`, or a dict of reset options
+    passed as `env.reset(options=start)`, e.g. `{"hand": (10, 6), "dealer_card": 10}` for a deal of cards.
     """
 
-    algorithm = "mc"
-
     def __init__(
-        self,
-        *args: Any,
-        first_visit: bool = True,
-        policy: Callable[[Hashable], int] | None = None,
-        start_states: Sequence[Hashable | Mapping[str, Any]] | None = None,
-        exploring_starts: bool = False,
-        **kwargs: Any,
+        self, *args: Any, first_visit: bool = True, start_states: Sequence[Start] | None = None, **kwargs: Any
     ) -> None:
         super().__init__(*args, **kwargs)
         self.first_visit = first_visit
-        self.policy = policy
         self.start_states = None if start_states is None else list(start_states)
-        self.exploring_starts = exploring_starts
         if self.start_states is not None and not self.start_states:
             raise ValueError("start_states must not be empty")
-        if exploring_starts and self.start_states is None:
-            raise ValueError("exploring starts need start_states to draw from")
-        if exploring_starts and policy is not None:
-            raise ValueError("exploring starts are for control; prediction follows its policy from the first step")
 
-    # --- one episode ---------------------------------------------------------------------------
     def run_episode(self, epsilon: float) -> float:
         """Generate one episode, then update every (first-)visited key toward its return."""
         keys, rewards = self.generate_episode(epsilon)
@@ -70,72 +54,98 @@ class MCTrainer(Trainer):
         return state
 
     def generate_episode(self, epsilon: float) -> tuple[list[Hashable], list[float]]:
-        """Play one episode; return the key of each step (the state, when predicting) and the reward that followed."""
-        if self.policy is not None:
-            return self._follow_policy(self.start_episode())
-        env = self.env
-        state = self.start_episode()
-        keys: list[Hashable] = []
-        rewards: list[float] = []
+        """Play one episode epsilon-greedily from a start; return the key of each step and the reward after it."""
+        return self.play_from(self.start_episode(), epsilon, [], [])
+
+    def play_from(
+        self, state: Hashable, epsilon: float, keys: list[Hashable], rewards: list[float]
+    ) -> tuple[list[Hashable], list[float]]:
+        """Continue an episode epsilon-greedily from `state` until it ends, appending keys and rewards."""
         done = False
-        if self.exploring_starts:
-            legal = self.legal_actions()
-            action = legal[self.rng.randrange(len(legal))]
-            keys.append(self.keys(state, (action,))[0])
-            state, reward, terminated, truncated, _ = env.step(action)
-            rewards.append(reward)
-            done = terminated or truncated
         while not done:
             action, key = self.choose(state, epsilon)
-            state, reward, terminated, truncated, _ = env.step(action)
+            state, reward, terminated, truncated, _ = self.step(action)
             keys.append(key)
             rewards.append(reward)
             done = terminated or truncated
         return keys, rewards
 
-    def _follow_policy(self, state: Hashable) -> tuple[list[Hashable], list[float]]:
-        """Play the fixed policy from `state`; return the states met and the rewards."""
-        env, policy = self.env, self.policy
+    def update_from_episode(self, keys: list[Hashable], rewards: list[float]) -> None:
+        """Move each key toward its return; with first visit, only at a key's first occurrence."""
+        returns = monte_carlo_returns(rewards, self.gamma)
+        seen: set[Hashable] = set()
+        for key, episode_return in zip(keys, returns, strict=True):
+            if not self.first_visit or key not in seen:
+                seen.add(key)
+                self.learn(key, episode_return)
+
+    def config(self) -> dict:
+        """The settings, with the visit rule and the starts."""
+        config = {**super().config(), "first_visit": self.first_visit}
+        if self.start_states is not None:
+            config["start_states"] = len(self.start_states)
+        return config
+
+
+class MCTrainer(MonteCarloTrainer):
+    """On-policy Monte Carlo control: act epsilon-greedily on Q and learn Q (with a constant epsilon, section 5.4)."""
+
+    algorithm = "mc"
+
+
+class MCExploringStarts(MonteCarloTrainer):
+    """Monte Carlo with exploring starts (section 5.3): a uniformly drawn start and a random first action.
+
+    After the first action it follows the schedule (epsilon 0: greedy); with sample averages this is MC ES.
+    """
+
+    algorithm = "mc-es"
+
+    def __init__(self, *args: Any, start_states: Sequence[Start], **kwargs: Any) -> None:
+        super().__init__(*args, start_states=start_states, **kwargs)
+
+    def generate_episode(self, epsilon: float) -> tuple[list[Hashable], list[float]]:
+        """A random first action from a drawn start, then epsilon-greedy play."""
+        state = self.start_episode()
+        legal = self.legal_actions()
+        action = legal[self.rng.randrange(len(legal))]
+        keys = [self.keys(state, (action,))[0]]
+        state, reward, terminated, truncated, _ = self.step(action)
+        if terminated or truncated:
+            return keys, [reward]
+        return self.play_from(state, epsilon, keys, [reward])
+
+
+class MCPrediction(MonteCarloTrainer):
+    """Monte Carlo prediction (section 5.1): follow `policy` (state -> action) and learn V, keyed by the states."""
+
+    algorithm = "mc-prediction"
+
+    def __init__(self, *args: Any, policy: Callable[[Hashable], int], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.policy = policy
+
+    def generate_episode(self, epsilon: float) -> tuple[list[Hashable], list[float]]:
+        """Play the fixed policy from a start; return the states met and the rewards."""
+        state, policy = self.start_episode(), self.policy
         states: list[Hashable] = []
         rewards: list[float] = []
         done = False
         while not done:
             states.append(state)
-            state, reward, terminated, truncated, _ = env.step(policy(state))
+            state, reward, terminated, truncated, _ = self.step(policy(state))
             rewards.append(reward)
             done = terminated or truncated
         return states, rewards
 
-    def update_from_episode(self, keys: list[Hashable], rewards: list[float]) -> None:
-        """Move each key toward its return; with first visit, only at a key's first occurrence."""
-        returns = monte_carlo_returns(rewards, self.gamma)
-        if not self.first_visit:
-            for key, episode_return in zip(keys, returns):
-                self.learn(key, episode_return)
-            return
-        seen: set[Hashable] = set()
-        for key, episode_return in zip(keys, returns):
-            if key not in seen:
-                seen.add(key)
-                self.learn(key, episode_return)
-
-    # --- what is evaluated and saved -----------------------------------------------------------
     def uses_epsilon(self) -> bool:
         """Prediction follows its policy, so no epsilon is used or logged."""
-        return self.policy is None
+        return False
 
     def agent(self) -> Any:
-        """The greedy agent over Q, or, when predicting, the evaluated policy with its values."""
-        if self.policy is not None:
-            return PolicyAgent(self.policy, self.value_fn)
-        return super().agent()
+        """The evaluated policy with its values."""
+        return PolicyAgent(self.policy, self.value_fn)
 
     def config(self) -> dict:
-        """The settings, with the visit rule and the kind of Monte Carlo."""
-        config = {**super().config(), "first_visit": self.first_visit}
-        if self.policy is not None:
-            config["policy"] = repr(self.policy)
-        if self.start_states is not None:
-            config["start_states"] = len(self.start_states)
-            config["exploring_starts"] = self.exploring_starts
-        return config
+        """The settings, with the evaluated policy."""
+        return {**super().config(), "policy": repr(self.policy)}

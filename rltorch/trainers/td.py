@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import copy
-import random
-from collections import deque
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 
 from rltorch.targets import q_learning_target, sarsa_target
 from rltorch.trainers.base import Trainer
+from rltorch.trainers.replay import ReplayBuffer, Transition
 from rltorch.values.base import ValueFunction
-
-Transition = tuple[Hashable, float, bool, list[Hashable]]
 
 
 class SARSATrainer(Trainer):
@@ -26,7 +23,7 @@ class SARSATrainer(Trainer):
         action, key = self.choose(state, epsilon)
         total = 0.0
         while True:
-            state, reward, terminated, truncated, _ = env.step(action)
+            state, reward, terminated, truncated, _ = self.step(action)
             total += reward
             if terminated:
                 self.learn(key, sarsa_target(reward, 0.0, gamma, True))
@@ -36,26 +33,6 @@ class SARSATrainer(Trainer):
             if truncated:
                 return total
             key = next_key
-
-
-class ReplayBuffer:
-    """The last `capacity` transitions (key, reward, terminated, next keys), sampled uniformly."""
-
-    def __init__(self, capacity: int) -> None:
-        self.transitions: deque[Transition] = deque(maxlen=capacity)
-
-    def __len__(self) -> int:
-        """Transitions held."""
-        return len(self.transitions)
-
-    def add(self, transition: Transition) -> None:
-        """Store one transition, dropping the oldest when full."""
-        self.transitions.append(transition)
-
-    def sample(self, size: int, rng: random.Random) -> list[Transition]:
-        """`size` transitions drawn uniformly with replacement."""
-        transitions = self.transitions
-        return [transitions[rng.randrange(len(transitions))] for _ in range(size)]
 
 
 def batch_q_targets(batch: Sequence[Transition], value_fn: ValueFunction, gamma: float) -> list[float]:
@@ -98,7 +75,7 @@ class QLearningTrainer(Trainer):
         total = 0.0
         while True:
             action, key = self.choose(state, epsilon)
-            state, reward, terminated, truncated, _ = env.step(action)
+            state, reward, terminated, truncated, _ = self.step(action)
             total += reward
             next_keys = [] if terminated else self.keys(state, self.legal_actions())
             self.learn_transition((key, reward, terminated, next_keys))
@@ -119,6 +96,28 @@ class QLearningTrainer(Trainer):
         self.fits += 1
         if self.target_update_every and self.fits % self.target_update_every == 0:
             self.target_fn = copy.deepcopy(self.value_fn)
+
+    def checkpoint(self) -> dict:
+        """The base checkpoint, with the replay buffer's transitions, the target copy's state and the fit count."""
+        return {**super().checkpoint(), "qlearning": {
+            "fits": self.fits,
+            "replay": None if self.replay is None else list(self.replay.transitions),
+            "target_state": None if self.target_fn is self.value_fn else self.target_fn.state_dict(),
+        }}
+
+    def restore(self, checkpoint: dict) -> QLearningTrainer:
+        """Put the base state back, then the replay buffer, the target copy and the fit count."""
+        super().restore(checkpoint)
+        state = checkpoint.get("qlearning", {})
+        self.fits = int(state.get("fits", 0))
+        if self.replay is not None:
+            self.replay.transitions.clear()
+            self.replay.transitions.extend((key, reward, terminated, list(next_keys))
+                                           for key, reward, terminated, next_keys in state.get("replay") or ())
+        if self.target_fn is not self.value_fn:
+            target = state.get("target_state")
+            self.target_fn.load_state_dict(target if target is not None else checkpoint["value_fn_state"])
+        return self
 
     def config(self) -> dict:
         """The settings, with the DQN options."""

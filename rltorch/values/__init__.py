@@ -1,13 +1,14 @@
 """Value functions: tables and networks behind one interface, `forward(keys)` and `fit(keys, targets)`."""
 
 from rltorch.values.base import ValueFunction
-from rltorch.values.encoders import Encoder, PairEncoder
+from rltorch.values.encoders import Encoder, PairEncoder, SpaceEncoder, space_encoder
 from rltorch.values.networks import QNetwork, VNetwork
 from rltorch.values.tables import QTable, Table, VTable
 from rltorch.values.weighted import WeightedQTable, WeightedVTable
 
 __all__ = [
     "Encoder",
+    "SpaceEncoder",
     "PairEncoder",
     "QNetwork",
     "QTable",
@@ -17,4 +18,5 @@ __all__ = [
     "ValueFunction",
     "WeightedQTable",
     "WeightedVTable",
+    "space_encoder",
 ]

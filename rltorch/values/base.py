@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Hashable, Sequence
+from typing import Any
 
 import torch
 from torch import nn
+
+from rltorch.errors import RLTorchError
 
 
 class ValueFunction(nn.Module):
@@ -37,8 +41,20 @@ class ValueFunction(nn.Module):
         return float(self.fit([key], [target])[0])
 
     def config(self) -> dict:
-        """Constructor settings, saved in checkpoints beside the `state_dict`."""
+        """Constructor settings as plain data, saved in checkpoints beside the `state_dict`."""
         return {"class": type(self).__name__}
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> ValueFunction:
+        """Build a value function from what `config()` returned (the class name aside)."""
+        return cls(**{name: value for name, value in config.items() if name != "class"})
+
+    def training_state(self) -> dict[str, Any]:
+        """What resuming training needs beyond `state_dict()` (an optimizer's state), as data; none by default."""
+        return {}
+
+    def load_training_state(self, state: dict[str, Any]) -> None:
+        """Put back what `training_state()` returned."""
 
     def diagnostics(self) -> dict[str, float]:
         """Scalars to log each block, e.g. `table/size` or `loss/value`; none by default."""
@@ -47,3 +63,29 @@ class ValueFunction(nn.Module):
     def histogram_values(self) -> list[float]:
         """Values to show as a TensorBoard histogram at each evaluation; none by default."""
         return []
+
+
+def rltorch_class(spec: str, base: type) -> type:
+    """The class named "module:Class" if its module is rltorch's own and it subclasses `base`, else RLTorchError.
+
+    Checkpoints name classes this way; only rltorch's modules are imported, never a module named in a file.
+    """
+    module_name, _, name = str(spec).partition(":")
+    if not (module_name == "rltorch" or module_name.startswith("rltorch.")) or not name:
+        raise RLTorchError(f"{spec!r} is not a class of rltorch's own modules")
+    try:
+        found: Any = importlib.import_module(module_name)
+        for part in name.split("."):
+            if part.startswith("_"):
+                raise AttributeError(part)
+            found = getattr(found, part)
+    except (ImportError, AttributeError, ValueError):
+        raise RLTorchError(f"no class {spec!r} in rltorch") from None
+    if not (isinstance(found, type) and issubclass(found, base)):
+        raise RLTorchError(f"{spec!r} is not a {base.__name__}")
+    return found
+
+
+def class_spec(obj: object) -> str:
+    """The "module:Class" name of `obj`'s class."""
+    return f"{type(obj).__module__}:{type(obj).__qualname__}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 
 import torch
+from gymnasium import spaces
 
 
 class Encoder:
@@ -61,3 +62,27 @@ class PairEncoder(Encoder):
         state, action = key
         return self.state_encoder.features(state) + one_hot(action, self.actions)
 
+
+class SpaceEncoder(Encoder):
+    """Observations of a `Discrete` space, or a `Tuple` of them, as concatenated one-hot rows (any env's default)."""
+
+    def __init__(self, sizes: list[tuple[int, int]]) -> None:
+        super().__init__()
+        self.sizes = sizes  # (start, n) of each discrete part
+        self.size = sum(n for _, n in sizes)
+
+    def features(self, key: Hashable) -> list[float]:
+        """One one-hot block per part of the observation."""
+        parts = key if isinstance(key, tuple) else (key,)
+        row: list[float] = []
+        for value, (start, n) in zip(parts, self.sizes, strict=True):
+            row += one_hot(int(value) - start, n)
+        return row
+
+
+def space_encoder(space: spaces.Space) -> SpaceEncoder:
+    """A one-hot encoder for a `Discrete` observation space or a `Tuple` of `Discrete` ones."""
+    parts = space.spaces if isinstance(space, spaces.Tuple) else (space,)
+    if not all(isinstance(part, spaces.Discrete) for part in parts):
+        raise ValueError(f"no default encoder for observations in {space}; give the env an encoder() method")
+    return SpaceEncoder([(int(part.start), int(part.n)) for part in parts])

@@ -6,14 +6,18 @@
 
 from __future__ import annotations
 
+import copy
+import inspect
 from collections import deque
 from collections.abc import Hashable, Sequence
+from typing import Any
 
 import torch
 from torch import nn
 
-from rltorch.values.base import ValueFunction
-from rltorch.values.encoders import Encoder
+from rltorch.errors import RLTorchError
+from rltorch.values.base import ValueFunction, class_spec, rltorch_class
+from rltorch.values.encoders import Encoder, PairEncoder, SpaceEncoder
 
 
 def mlp(inputs: int, hidden: Sequence[int], outputs: int) -> nn.Sequential:
@@ -94,8 +98,26 @@ class Network(ValueFunction):
         return self.values(list(self.recent_keys)) if self.recent_keys else []
 
     def config(self) -> dict:
-        """Constructor settings, for a checkpoint."""
-        return {"class": type(self).__name__, "hidden": self.hidden, "lr": self.lr, "device": str(self.device)}
+        """Constructor settings as data, the encoder included, for a checkpoint."""
+        return {"class": type(self).__name__, "hidden": self.hidden, "lr": self.lr, "device": str(self.device),
+                "encoder": encoder_to_data(self.encoder)}
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Network:
+        """Build the network `config()` describes, its encoder rebuilt from data."""
+        settings = {name: value for name, value in config.items() if name != "class"}
+        settings["encoder"] = encoder_from_data(settings["encoder"])
+        settings["hidden"] = tuple(settings["hidden"])
+        return cls(**settings)
+
+    def training_state(self) -> dict[str, Any]:
+        """The optimizer's state (Adam's moments and step counts), so training resumes exactly."""
+        return {"optimizer": self.optimizer.state_dict()}
+
+    def load_training_state(self, state: dict[str, Any]) -> None:
+        """Put the optimizer's state back (a copy, never shared with where it came from)."""
+        if "optimizer" in state:
+            self.optimizer.load_state_dict(copy.deepcopy(state["optimizer"]))
 
 
 class VNetwork(Network):
@@ -127,3 +149,37 @@ class QNetwork(Network):
     def config(self) -> dict:
         """Constructor settings, for a checkpoint."""
         return {**super().config(), "actions": self.actions}
+
+
+def encoder_to_data(encoder: Encoder) -> dict[str, Any]:
+    """The encoder as data: its class "module:Class" and constructor arguments (None where unknown).
+
+    A custom encoder with constructor arguments gives them from a `config()` method.
+    """
+    kind = type(encoder)
+    if kind is PairEncoder:
+        args: dict[str, Any] | None = {"state_encoder": encoder_to_data(encoder.state_encoder),
+                                       "actions": int(encoder.actions)}
+    elif kind is SpaceEncoder:
+        args = {"sizes": [(int(start), int(n)) for start, n in encoder.sizes]}
+    elif callable(getattr(encoder, "config", None)):
+        args = dict(encoder.config())
+    elif not inspect.signature(kind).parameters:
+        args = {}
+    else:
+        args = None
+    return {"class": class_spec(encoder), "args": args}
+
+
+def encoder_from_data(data: dict[str, Any]) -> Encoder:
+    """Rebuild an encoder from `encoder_to_data`'s output; only rltorch's own encoder classes are built."""
+    cls = rltorch_class(data["class"], Encoder)
+    args = data.get("args")
+    if not isinstance(args, dict):
+        raise RLTorchError(f"the encoder {data['class']} was saved without its constructor arguments "
+                           "(give it a config() method), so it cannot be rebuilt from data")
+    if cls is PairEncoder:
+        return PairEncoder(encoder_from_data(args["state_encoder"]), int(args["actions"]))
+    if cls is SpaceEncoder:
+        return SpaceEncoder([(int(start), int(n)) for start, n in args["sizes"]])
+    return cls(**args)

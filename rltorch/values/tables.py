@@ -47,7 +47,7 @@ class Table(ValueFunction):
             targets = targets.tolist()
         if len(keys) != len(targets):
             raise ValueError(f"{len(keys)} keys but {len(targets)} targets")
-        errors = [self.update(key, float(target)) for key, target in zip(keys, targets)]
+        errors = [self.update(key, float(target)) for key, target in zip(keys, targets, strict=True)]
         return torch.tensor(errors, dtype=torch.float64)
 
     def values(self, keys: Sequence[Hashable]) -> list[float]:

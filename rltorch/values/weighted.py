@@ -51,8 +51,12 @@ class WeightedTable(Table):
         """Apply `update_weighted` to each (key, target, weight) in order; return the errors."""
         if not len(keys) == len(targets) == len(weights):
             raise ValueError(f"{len(keys)} keys, {len(targets)} targets and {len(weights)} weights")
-        errors = [self.update_weighted(k, float(t), float(w)) for k, t, w in zip(keys, targets, weights)]
+        errors = [self.update_weighted(k, float(t), float(w)) for k, t, w in zip(keys, targets, weights, strict=True)]
         return torch.tensor(errors, dtype=torch.float64)
+
+    def config(self) -> dict:
+        """Constructor settings: the initial value (the step is always W / C)."""
+        return {"class": type(self).__name__, "initial": self.initial}
 
     def get_extra_state(self) -> dict:
         """The entries, counts, settings and cumulative weights."""

@@ -17,8 +17,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rltorch.logger import TensorBoardLogger, run_name
-from rltorch.run.options import positive_int
+from rltorch.logger import TensorBoardLogger
+from rltorch.run.options import make_parser, non_negative_int, positive_int, writable_file, writable_folder
+from rltorch.run.output import run_name
 from rltorch.run.plots import save_png
 
 import chapter5_figures as blackjack_figures
@@ -39,19 +40,20 @@ def episode_counts(text: str) -> tuple[int, ...]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = make_parser(__doc__)
     parser.add_argument("--figure", choices=FIGURES, required=True, help="which figure of chapter 5")
-    parser.add_argument("--seed", type=int, default=0, help="base seed (5.3: each run's seed is drawn from it)")
+    parser.add_argument("--seed", type=non_negative_int, default=0,
+                        help="base seed (5.3: each run's seed is drawn from it)")
     parser.add_argument("--snapshots", type=episode_counts, default=(10_000, 500_000),
                         help="5.1: episode counts to draw V at")
     parser.add_argument("--episodes", type=positive_int,
                         help="5.2: MC ES episodes (default 2,000,000); 5.3: episodes per run (default 10,000)")
     parser.add_argument("--runs", type=positive_int, default=100, help="5.3: independent runs averaged")
     parser.add_argument("--dpi", type=positive_int, default=80, help="resolution of the PNGs")
-    parser.add_argument("--log-dir", type=Path, default=Path("runs"), help="TensorBoard root folder")
+    parser.add_argument("--log-dir", type=writable_folder, default=Path("runs"), help="TensorBoard root folder")
     parser.add_argument("--run-name", help="run folder name (default: Blackjack-v0__figure-5.x__seed__time)")
-    parser.add_argument("--out", type=Path, help="also copy the PNGs into this folder (e.g. docs)")
-    parser.add_argument("--json", type=Path, help="write the numbers behind the figure to this JSON file")
+    parser.add_argument("--out", type=writable_folder, help="also copy the PNGs into this folder (e.g. docs)")
+    parser.add_argument("--json", type=writable_file, help="write the numbers behind the figure to this JSON file")
     return parser
 
 

@@ -10,20 +10,17 @@ exact/rms_error, exact/policy_agreement and exact/expected_return. Run with --he
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import time
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
-from rltorch.envs.blackjack.env import BlackjackEnv
 from rltorch.envs.blackjack.solver import BOOK_RULES, GYMNASIUM_RULES
 from rltorch.errors import RLTorchError
-from rltorch.logger import TensorBoardLogger, run_name
 from rltorch.policies import ConstantSchedule
-from rltorch.run.options import add_output_options, positive_int, run_cli, unit_float
+from rltorch.run.options import add_output_options, make_parser, non_negative_int, positive_int, unit_float
+from rltorch.run.output import run_cli
+from rltorch.run.training import run_training
 
 from chapter5_methods import METHODS, make_trainer
 
@@ -51,11 +48,11 @@ def start_state(text: str) -> tuple[int, int, int]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = make_parser(__doc__)
     learning = parser.add_argument_group("learning")
     learning.add_argument("--method", choices=METHODS, default="prediction", help="which Monte Carlo method")
     learning.add_argument("--episodes", type=positive_int, default=500_000, help="training episodes (hands)")
-    learning.add_argument("--seed", type=int, default=0, help="seed of every random choice in the run")
+    learning.add_argument("--seed", type=non_negative_int, default=0, help="seed of every random choice in the run")
     learning.add_argument("--every-visit", action="store_true", help="every-visit instead of first-visit MC")
     learning.add_argument("--threshold", type=threshold, default=20,
                           help="the evaluated (target) policy sticks on this sum or more")
@@ -67,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     learning.add_argument("--start-state", type=start_state, help="start every episode in SUM,DEALER,USABLE")
     learning.add_argument("--env", choices=("rltorch", "gymnasium"), default="rltorch",
                           help="rltorch/Blackjack-v0 (the book's rules) or Gymnasium's Blackjack-v1")
-    add_output_options(parser, log_every=1000, eval_every=50_000, eval_games=1000)
+    add_output_options(parser, log_every=1000, eval_every=50_000, eval_games=1000, test_games=0)
     return parser
 
 
@@ -98,68 +95,43 @@ class EvaluationHistory:
         return {"first_agreement_at": first, "agreement_held_from": held}
 
 
-def build(args: argparse.Namespace, logger: Any) -> Any:
+def build(args: argparse.Namespace) -> Any:
     """The trainer that `args` describe."""
     if args.env == "gymnasium":
         if args.method == "es" or args.start_state:
             raise RLTorchError("Gymnasium's Blackjack-v1 cannot start from a chosen state; use --env rltorch")
         env, rules = gym.make("Blackjack-v1"), GYMNASIUM_RULES
     else:
-        env, rules = BlackjackEnv(), BOOK_RULES
+        env, rules = gym.make("rltorch/Blackjack-v0", disable_env_checker=True), BOOK_RULES
     epsilon = args.epsilon if args.epsilon is not None else DEFAULT_EPSILON.get(args.method)
     return make_trainer(
         args.method, env=env, rules=rules, seed=args.seed, first_visit=not args.every_visit,
         threshold=args.threshold, weighted=args.importance == "weighted", start_state=args.start_state,
-        schedule=ConstantSchedule(epsilon) if epsilon is not None else None, logger=logger,
+        schedule=ConstantSchedule(epsilon) if epsilon is not None else None,
     )
 
 
-def train_and_report(args: argparse.Namespace) -> dict[str, Any]:
-    """Train, evaluate exactly, save the checkpoint and logs; return the final metrics."""
-    env_name = "Blackjack-v1" if args.env == "gymnasium" else "Blackjack-v0"
-    name = args.run_name or run_name(env_name, args.method, args.seed)
-    checkpoint = args.checkpoint or Path("checkpoints") / f"{name}.pt"
-    logger = TensorBoardLogger(args.log_dir / name)
-    trainer = build(args, logger)
+def train(args: argparse.Namespace) -> int:
+    """Build the trainer (before any file is made), then take the shared run path with the study's figures."""
+    trainer = build(args)
     history = trainer.exact_eval = EvaluationHistory(trainer.exact_eval, trainer)
-    logger.hyperparameters({**{k: str(v) for k, v in vars(args).items()}, **trainer.config()})
-    start = time.perf_counter()
-    try:
-        trainer.train(args.episodes, log_every=args.log_every, eval_every=args.eval_every,
-                      eval_games=args.eval_games, progress=not args.no_progress)
-    except KeyboardInterrupt:
-        print(f"\ninterrupted after {trainer.episodes_done} episodes; saving what was learned", file=sys.stderr)
-    seconds = time.perf_counter() - start
-    if not history.records or history.records[-1][0] != trainer.episodes_done:
-        trainer.log_evaluation(args.eval_games)
-    logger.close()
-    try:
-        trainer.save(checkpoint)
-    except OSError as error:
-        raise RLTorchError(f"cannot write checkpoint {checkpoint}: {error.strerror or error}") from None
-    metrics = {
-        "method": args.method,
-        "env": env_name,
-        "episodes": trainer.episodes_done,
-        "seconds": round(seconds, 3),
-        "episodes_per_second": round(trainer.episodes_done / max(seconds, 1e-9), 1),
-        **{key.split("/")[1]: value for key, value in history.records[-1][1].items()},
-        **(history.agreement_milestones() if trainer.exact_eval.exact.policy is None else {}),
-        "checkpoint": str(checkpoint),
-        "log_dir": str(logger.log_dir),
-    }
-    print("\n".join(f"{key}: {value}" for key, value in metrics.items()))
-    print(f"TensorBoard: tensorboard --logdir {args.log_dir}")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(metrics, indent=2) + "\n")
-    return metrics
+
+    def figures(trainer: Any) -> dict[str, Any]:
+        """The exact figures at the end, and when the greedy policy first agreed with pi*."""
+        if not history.records or history.records[-1][0] != trainer.episodes_done:
+            trainer.log_evaluation(args.eval_games)
+        last = {key.split("/")[1]: value for key, value in history.records[-1][1].items()}
+        milestones = history.agreement_milestones() if history.exact.policy is None else {}
+        return {"method": args.method, "figures": {**last, **milestones}, **last, **milestones}
+
+    label = "Blackjack-v1" if args.env == "gymnasium" else "Blackjack-v0"
+    return run_training(trainer, args, label=label, finish=figures)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Parse `argv`, run, and turn rltorch errors into one message and exit status 1."""
+    """Parse `argv`, run, and turn rltorch errors into one message and a non-zero exit status."""
     args = build_parser().parse_args(argv)
-    return run_cli(lambda: train_and_report(args))
+    return run_cli(lambda: train(args))
 
 
 if __name__ == "__main__":

@@ -68,7 +68,7 @@ def prediction_snapshots(episodes: tuple[int, ...], seed: int = 0) -> dict[int, 
     snapshots = {}
     for count in sorted(episodes):
         trainer.train(count - trainer.episodes_done, progress=False, eval_every=0, log_every=10_000)
-        snapshots[count] = dict(zip(states(), trainer.value_fn.values(states())))
+        snapshots[count] = dict(zip(states(), trainer.value_fn.values(states()), strict=True))
     return snapshots
 
 

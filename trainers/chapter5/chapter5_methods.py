@@ -17,8 +17,8 @@ from rltorch.envs.blackjack.env import BlackjackEnv
 from rltorch.envs.blackjack.evaluation import ExactBlackjack, StickAtLeast
 from rltorch.envs.blackjack.solver import BOOK_RULES, Rules, states
 from rltorch.policies import ConstantSchedule, Schedule
-from rltorch.trainers.mc import MCTrainer
-from rltorch.trainers.offpolicy import OffPolicyMCTrainer
+from rltorch.trainers.mc import MCExploringStarts, MCPrediction, MCTrainer, MonteCarloTrainer
+from rltorch.trainers.offpolicy import OffPolicyMCControl, OffPolicyMCPrediction
 from rltorch.values import QTable, VTable
 from rltorch.values.weighted import WeightedQTable, WeightedVTable
 
@@ -39,7 +39,7 @@ def make_trainer(
     schedule: Schedule | None = None,
     start_state: Hashable | None = None,
     logger: Any = None,
-) -> MCTrainer:
+) -> MonteCarloTrainer:
     """The trainer of one of METHODS on blackjack (gamma 1, sample averages), with exact evaluation.
 
     `schedule` is the epsilon of on-policy control (default constant 0.1) and of off-policy
@@ -60,17 +60,17 @@ def make_trainer(
         "exact_eval": ExactBlackjack(rules, policy if predicting else None, start_state=start_state),
     }
     if method == "prediction":
-        return MCTrainer(env, VTable(alpha=None), first_visit=first_visit, policy=policy,
+        return MCPrediction(env, VTable(alpha=None), first_visit=first_visit, policy=policy,
                          start_states=start_states, schedule=ConstantSchedule(0.0), **common)
     if method == "es":
-        return MCTrainer(env, QTable(alpha=None), first_visit=first_visit, exploring_starts=True,
+        return MCExploringStarts(env, QTable(alpha=None), first_visit=first_visit,
                          start_states=start_states or states(), schedule=ConstantSchedule(0.0), **common)
     if method == "on-policy":
         return MCTrainer(env, QTable(alpha=None), first_visit=first_visit, start_states=start_states,
                          schedule=schedule or ConstantSchedule(0.1), **common)
     if method == "off-policy-prediction":
         table = WeightedVTable() if weighted else VTable(alpha=None)
-        return OffPolicyMCTrainer(env, table, target_policy=policy, weighted=weighted, start_states=start_states,
+        return OffPolicyMCPrediction(env, table, target_policy=policy, weighted=weighted, start_states=start_states,
                                   schedule=ConstantSchedule(1.0), **common)
-    return OffPolicyMCTrainer(env, WeightedQTable(), weighted=True, start_states=start_states,
+    return OffPolicyMCControl(env, WeightedQTable(), start_states=start_states,
                               schedule=schedule or ConstantSchedule(1.0), **common)

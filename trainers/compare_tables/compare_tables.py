@@ -12,14 +12,13 @@ import argparse
 import json
 import statistics
 import sys
-from pathlib import Path
 
 from tqdm import tqdm
 
 from rltorch import AfterstateKeys, QTable, SARSATrainer, StateActionKeys, VTable
 from rltorch.envs.tictactoe.env import TicTacToeEnv, afterstate
 from rltorch.envs.tictactoe.exact import exact_outcome_vs_random
-from rltorch.run.options import positive_int, unit_float
+from rltorch.run.options import make_parser, positive_int, unit_float, writable_file
 
 KINDS = {"q": (QTable, StateActionKeys), "afterstate": (VTable, lambda: AfterstateKeys(afterstate))}
 
@@ -63,14 +62,14 @@ def summarize(runs: list[dict]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Run both table kinds over the seeds and print the Markdown table."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = make_parser(__doc__)
     parser.add_argument("--episodes", type=positive_int, default=100_000, help="training episodes per run")
     parser.add_argument("--seeds", type=positive_int, default=5, help="seeds 0..n-1 for each table kind")
     parser.add_argument("--check-every", type=positive_int, default=1000, help="episodes between exact checks")
     parser.add_argument("--alpha", type=unit_float, default=0.1, help="step size")
     parser.add_argument("--gamma", type=unit_float, default=0.9, help="discount factor")
     parser.add_argument("--seat", choices=("X", "O"), default="X", help="the learner's seat")
-    parser.add_argument("--json", type=Path, help="write every run's figures to this file")
+    parser.add_argument("--json", type=writable_file, help="write every run's figures to this file")
     args = parser.parse_args(argv)
     jobs = [(kind, seed) for seed in range(args.seeds) for kind in KINDS]
     runs = [run_one(kind, seed, args) for kind, seed in tqdm(jobs, unit="run")]

@@ -10,9 +10,7 @@ exact figures of the network and of a table trained the same way.
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
 
 import torch
 
@@ -21,7 +19,8 @@ from rltorch.envs.tictactoe.encoder import BoardEncoder
 from rltorch.envs.tictactoe.env import TicTacToeEnv, afterstate, legal_moves
 from rltorch.envs.tictactoe.exact import exact_outcome_vs_random
 from rltorch.envs.tictactoe.solver import count_reachable_keys, learner_positions, optimal_moves
-from rltorch.run.options import positive_int, print_json
+from rltorch.run.options import make_parser, non_negative_int, positive_float, positive_int, writable_file
+from rltorch.run.output import print_json
 from rltorch.values.networks import VNetwork
 
 
@@ -45,12 +44,12 @@ def random_move_share(positions: list) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     """Train the network and the table, then compare them on the unseen positions."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = make_parser(__doc__)
     parser.add_argument("--episodes", type=positive_int, default=1500, help="training episodes for each learner")
     parser.add_argument("--hidden", type=positive_int, nargs="+", default=[64], help="hidden layer widths")
-    parser.add_argument("--lr", type=float, default=3e-3, help="Adam learning rate")
-    parser.add_argument("--seed", type=int, default=0, help="seed")
-    parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument("--lr", type=positive_float, default=3e-3, help="Adam learning rate")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed")
+    parser.add_argument("--json", type=writable_file, help="write the figures here")
     args = parser.parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)

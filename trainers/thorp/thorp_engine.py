@@ -155,7 +155,7 @@ class BatchedES:
             start, shoe, dealer, hole = start[deciding], shoe[deciding], dealer[deciding], hole[deciding]
         rewards, totals, stood, visits = self._play_player(start, shoe)
         rewards[stood] = self._dealer_outcomes(shoe[stood], dealer[stood], hole[stood], totals[stood])
-        keys, rows = (torch.cat(parts) for parts in zip(*visits))
+        keys, rows = (torch.cat(parts) for parts in zip(*visits, strict=True))
         keys = keys.long()
         self.sums.index_add_(0, keys, rewards[rows].long())
         self.counts.index_add_(0, keys, torch.ones_like(keys, dtype=torch.int64))

@@ -23,6 +23,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from tqdm import tqdm  # noqa: E402
 
 from rltorch.envs.blackjack.env import BLACKJACK, add_card  # noqa: E402
 from rltorch.envs.blackjack.shoe import RANK_NAMES  # noqa: E402
@@ -51,7 +52,7 @@ def infinite_deck_values(total: int, soft: bool, dealer_card: int, dealer_peeks:
 
     def stand(player: int) -> float:
         return float(sum(q * ((f > BLACKJACK or f < player) - (player < f <= BLACKJACK))
-                         for f, q in zip(DEALER_FINALS, finals)))
+                         for f, q in zip(DEALER_FINALS, finals, strict=True)))
 
     @cache
     def best(hand_total: int, hand_soft: bool) -> float:
@@ -78,21 +79,31 @@ def soft18_starts() -> list[tuple[tuple[int, ...], int]]:
     return [(SOFT_18, ACE)] * len(later) + [(hand, ACE) for hand in later]
 
 
-def soft18_history(episodes: int = 8_000_000, seed: int = 0, points: int = 40) -> History:
-    """MC ES after A-7 against an ace for each deck and peek rule: Q(stand), Q(hit) of A-7 at log-spaced counts."""
+def soft18_history(episodes: int = 8_000_000, seed: int = 0, points: int = 40, progress: bool = False,
+                   stop: Callable[[], bool] = lambda: False) -> History:
+    """MC ES after A-7 against an ace for each deck and peek rule: Q(stand), Q(hit) of A-7 at log-spaced counts.
+
+    `progress` shows one bar over the four runs; `stop()` returning True ends the side runs early.
+    """
     marks = np.unique(np.geomspace(100, episodes, points).astype(int))
     history: History = {}
+    bar = tqdm(total=4 * int(marks[-1]), desc="soft-18 side runs", unit="ep", unit_scale=True,
+               disable=not progress, dynamic_ncols=True)
     for decks, _ in DECKS:
         for peeks, _ in PEEKS:
+            if stop():
+                break
             engine = BatchedES(soft18_starts(), decks=decks, dealer_peeks=peeks, seed=seed)
             record: dict[str, list[float]] = {"episodes": [], "stand": [], "hit": []}
             for mark in marks:
+                bar.update(int(mark) - engine.episodes)
                 engine.train(int(mark) - engine.episodes, batch=1 << 16)
                 stand, hit = engine.action_values((18, ACE, 1, 2, 0))
                 record["episodes"].append(int(mark))
                 record["stand"].append(stand)
                 record["hit"].append(hit)
             history[(decks, peeks)] = record
+    bar.close()
     return history
 
 
@@ -148,7 +159,7 @@ def figure_policies(policy: LearnedPolicy) -> Figure:
     a red square where it differs from Thorp's play."""
     panels = _panels()
     figure, axes = plt.subplots(2, 3, figsize=(17, 12), layout="constrained")
-    for ax, (title, labels, state_of) in zip(axes.flat, panels):
+    for ax, (title, labels, state_of) in zip(axes.flat, panels, strict=False):  # a spare panel may stay empty
         grid = np.full((len(labels), len(DEALER_CARDS)), np.nan)
         for row in range(len(labels)):
             for column, dealer in enumerate(DEALER_CARDS):

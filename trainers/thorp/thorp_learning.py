@@ -8,7 +8,7 @@ the 10,720 (hand, up card) deals of `rltorch.envs.blackjack.single_deck.explorin
 takes a random first action and then plays greedily; values are sample averages with visit counts.
 
 `make_engine` is the fast batched engine (`thorp_engine`); `make_trainer` is the same
-study on `BlackjackEnv` through `MCTrainer` (about 50 times slower, and it scores a peeked dealer
+study on `BlackjackEnv` through `MCExploringStarts` (about 50 times slower, and it scores a peeked dealer
 natural as -1 for the random first action instead of leaving it out). `LearnedPolicy` reads either.
 """
 
@@ -23,7 +23,7 @@ from rltorch.envs.blackjack.env import HIT, STICK, BlackjackEnv
 from rltorch.envs.blackjack.shoe import RANK_NAMES, RANK_VALUES, SAME_RANK
 from rltorch.envs.blackjack.single_deck import ExpandedState, action_values, expanded_state, exploring_starts
 from rltorch.policies import ConstantSchedule
-from rltorch.trainers.mc import MCTrainer
+from rltorch.trainers.mc import MCExploringStarts
 from rltorch.values import QTable
 
 from thorp_engine import BatchedES
@@ -49,11 +49,11 @@ def make_engine(seed: int = 0, device: str = "cpu", pair_rule: str = SAME_RANK) 
     return BatchedES(exploring_starts(), decks=1, dealer_peeks=True, pair_rule=pair_rule, seed=seed, device=device)
 
 
-def make_trainer(seed: int = 0, logger: Any = None, pair_rule: str = SAME_RANK) -> MCTrainer:
-    """The same MC ES on `BlackjackEnv` via `MCTrainer`: starts as reset options, sample averages, greedy play."""
+def make_trainer(seed: int = 0, logger: Any = None, pair_rule: str = SAME_RANK) -> MCExploringStarts:
+    """The same MC ES on `BlackjackEnv` via `MCExploringStarts`: starts as reset options, sample averages."""
     starts = [{"hand": hand, "dealer_card": up} for hand, up in exploring_starts()]
-    return MCTrainer(make_env(pair_rule), QTable(alpha=None), gamma=1.0, seed=seed, logger=logger,
-                     schedule=ConstantSchedule(0.0), start_states=starts, exploring_starts=True)
+    return MCExploringStarts(make_env(pair_rule), QTable(alpha=None), gamma=1.0, seed=seed, logger=logger,
+                             schedule=ConstantSchedule(0.0), start_states=starts)
 
 
 @dataclass(frozen=True)

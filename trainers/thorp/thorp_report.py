@@ -67,7 +67,7 @@ def _costs(plays: Sequence[ExactPlay], choices: dict[str, int | list[int]]) -> s
     parts = []
     for who, actions in choices.items():
         actions = actions if isinstance(actions, list) else [actions] * len(plays)
-        lost = [f"{hand_name(p.hand)} {abs(p.gap):.4f}" for p, a in zip(plays, actions) if a != p.action]
+        lost = [f"{hand_name(p.hand)} {abs(p.gap):.4f}" for p, a in zip(plays, actions, strict=True) if a != p.action]
         if lost:
             parts.append(f"{who}: {', '.join(lost)}")
     return "; ".join(parts)

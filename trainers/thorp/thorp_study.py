@@ -20,12 +20,11 @@ from typing import Any
 import torch
 from tqdm import tqdm
 
-from rltorch.agents import GreedyAgent
 from rltorch.checkpoints import load_checkpoint, save_checkpoint
 from rltorch.errors import RLTorchError
-from rltorch.keys import StateActionKeys
-from rltorch.logger import TensorBoardLogger, run_name
-from rltorch.run.options import non_negative_int, positive_int, print_json, run_cli
+from rltorch.logger import TensorBoardLogger
+from rltorch.run.options import make_parser, non_negative_int, positive_int, writable_file, writable_folder
+from rltorch.run.output import StopSignals, print_json, run_cli, run_name
 from rltorch.run.plots import save_png
 
 import thorp_figures
@@ -35,44 +34,38 @@ from thorp_learning import LearnedPolicy
 from thorp_report import report_markdown
 
 REPORT, SOFT18_FIGURE, POLICY_FIGURE = "thorp_report.md", "thorp_soft18_ace.png", "thorp_policies.png"
-
-
-def episode_count(text: str) -> int:
-    """Parse a positive episode count such as 2000000000, 2_000_000_000 or 2e9."""
-    try:
-        value = float(text.replace("_", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of episodes such as 2e9, got {text!r}") from None
-    if value < 1 or value != int(value):
-        raise argparse.ArgumentTypeError(f"must be a positive whole number, got {text!r}")
-    return int(value)
+# The env a checkpoint's agent plays (named so `rltorch evaluate` knows it, and refuses: no exact oracle for a shoe).
+STUDY_ENV = {"keys": "q", "env_class": "rltorch.envs.blackjack.env:BlackjackEnv", "env_id": "rltorch/Blackjack-v0",
+             "env_kwargs": {"decks": 1, "dealer_peeks": True, "expanded_state": True,
+                                                              "player_draws_below_12": False}}
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = make_parser(__doc__)
     learning = parser.add_argument_group("learning")
-    learning.add_argument("--episodes", type=episode_count, default=2_000_000_000, help="MC ES episodes (hands)")
-    learning.add_argument("--seed", type=int, default=0, help="seed of every random choice in the run")
+    learning.add_argument("--episodes", type=positive_int, default=2_000_000_000, help="MC ES episodes (hands)")
+    learning.add_argument("--seed", type=non_negative_int, default=0, help="seed of every random choice in the run")
     learning.add_argument("--engine", choices=("batched", "trainer"), default="batched",
-                          help="batched torch engine, or MCTrainer on BlackjackEnv (about 50x slower)")
+                          help="batched torch engine, or MCExploringStarts on BlackjackEnv (about 50x slower)")
     learning.add_argument("--batch", type=positive_int, default=1 << 17,
                           help="batched engine: episodes played per greedy-policy update")
-    learning.add_argument("--device", default="cpu", help="batched engine: torch device")
+    learning.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="batched engine: torch device")
     learning.add_argument("--threads", type=positive_int, default=1,
                           help="torch CPU threads (1 is fastest for this engine on a small machine)")
-    learning.add_argument("--resume", type=Path,
+    learning.add_argument("--resume", type=existing_file,
                           help="batched engine: continue from this checkpoint up to --episodes in all (0 more: "
                                "only report)")
     learning.add_argument("--soft18-episodes", type=non_negative_int, default=8_000_000,
                           help="episodes of each soft-18 convergence run (4 runs; 0 skips that figure)")
     output = parser.add_argument_group("output")
-    output.add_argument("--out", type=Path, default=Path("docs"), help="folder for the report and figures")
-    output.add_argument("--log-dir", type=Path, default=Path("runs"), help="TensorBoard root folder")
+    output.add_argument("--out", type=writable_folder,
+                        help="folder for the report and figures (default: the run folder; docs to update the README's)")
+    output.add_argument("--log-dir", type=writable_folder, default=Path("runs"), help="TensorBoard root folder")
     output.add_argument("--run-name", help="run folder name (default: Blackjack-single-deck__thorp-es__seed__time)")
-    output.add_argument("--log-every", type=episode_count, default=20_000_000, help="episodes between logs")
-    output.add_argument("--checkpoint", type=Path, help="checkpoint path (default: checkpoints/<run>.pt)")
-    output.add_argument("--json", type=Path, help="write the final metrics to this JSON file")
+    output.add_argument("--log-every", type=positive_int, default=20_000_000, help="episodes between logs")
+    output.add_argument("--checkpoint", type=writable_file, help="checkpoint path (default: checkpoints/<run>.pt)")
+    output.add_argument("--json", type=writable_file, help="write the final metrics to this JSON file")
     output.add_argument("--dpi", type=positive_int, default=80, help="resolution of the PNGs")
     output.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     return parser
@@ -88,8 +81,22 @@ def log_policy(logger: TensorBoardLogger, policy: LearnedPolicy, step: int) -> N
     logger.scalars(scalars, step)
 
 
-def train_batched(args: argparse.Namespace, logger: TensorBoardLogger) -> tuple[BatchedES, float]:
+class StopAfterBatch(Exception):
+    """A signal asked the batched engine to stop; raised after a whole batch, so the table is consistent."""
+
+
+def existing_file(text: str) -> Path:
+    """A path to an existing file."""
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"{path} is not a file" if path.exists() else f"{path} does not exist")
+    return path
+
+
+def train_batched(args: argparse.Namespace, logger: TensorBoardLogger,
+                  signals: StopSignals | None = None) -> tuple[BatchedES, float]:
     """Run the batched engine (from --resume if given) with a progress bar and logs; return it and its seconds."""
+    signals = signals or StopSignals(lambda: None)
     engine, seconds = thorp_study.make_engine(args.seed, args.device), 0.0
     if args.resume:
         saved = load_checkpoint(args.resume)
@@ -107,34 +114,40 @@ def train_batched(args: argparse.Namespace, logger: TensorBoardLogger) -> tuple[
             next_log += args.log_every
             log_policy(logger, LearnedPolicy.from_engine(engine), engine.episodes)
 
+        if signals.received:
+            raise StopAfterBatch
+
     more = max(args.episodes - engine.episodes, 0)
     with tqdm(total=more, unit="ep", unit_scale=True, disable=args.no_progress, dynamic_ncols=True) as bar:
         try:
             engine.train(more, batch=args.batch, callback=after_batch)
-        except KeyboardInterrupt:
-            print(f"\ninterrupted after {engine.episodes} episodes; reporting what was learned", file=sys.stderr)
+        except StopAfterBatch:
+            print(f"stopped after {engine.episodes:,} episodes (a whole batch); saving and reporting", file=sys.stderr)
     return engine, seconds + time.perf_counter() - start
 
 
-def train(args: argparse.Namespace, logger: TensorBoardLogger, checkpoint: Path) -> tuple[LearnedPolicy, dict]:
+def train(args: argparse.Namespace, logger: TensorBoardLogger, checkpoint: Path,
+          signals: StopSignals) -> tuple[LearnedPolicy, dict]:
     """Train with the chosen engine, save the checkpoint; return the learned policy and the run's numbers."""
     start = time.perf_counter()
     if args.engine == "trainer":
         if args.resume:
             raise RLTorchError("--resume works with the batched engine only")
         trainer = thorp_study.make_trainer(args.seed, logger)
+        signals.on_stop = lambda: setattr(trainer, "stop_requested", True)
         trainer.train(args.episodes, log_every=min(args.log_every, 100_000), eval_every=0,
                       progress=not args.no_progress)
         seconds, episodes, extra = time.perf_counter() - start, trainer.episodes_done, {"seed": args.seed}
         trainer.save(checkpoint)
         policy = LearnedPolicy.from_table(trainer.value_fn)
     else:
-        engine, seconds = train_batched(args, logger)
+        engine, seconds = train_batched(args, logger, signals)
         policy, episodes = LearnedPolicy.from_engine(engine), engine.episodes
         extra = {"seed": engine.seed, "batch": args.batch, "device": args.device, "threads": args.threads,
                  "peeked_naturals": engine.peeked_naturals}
-        save_checkpoint(checkpoint, {"agent": GreedyAgent(engine.to_qtable(), StateActionKeys()),
-                                     "config": engine.config(), "episodes": engine.episodes,
+        table = engine.to_qtable()
+        save_checkpoint(checkpoint, {"config": {**engine.config(), **STUDY_ENV}, "value_fn_config": table.config(),
+                                     "value_fn_state": table.state_dict(), "episodes": engine.episodes,
                                      "seconds": seconds, "engine": engine.state_dict()})
     log_policy(logger, policy, episodes)
     run = {"engine": args.engine, **extra, "episodes": episodes, "seconds": round(seconds, 1),
@@ -142,13 +155,16 @@ def train(args: argparse.Namespace, logger: TensorBoardLogger, checkpoint: Path)
     return policy, run
 
 
-def draw_figures(args: argparse.Namespace, policy: LearnedPolicy, logger: TensorBoardLogger) -> dict[str, Any]:
+def draw_figures(args: argparse.Namespace, policy: LearnedPolicy, logger: TensorBoardLogger,
+                 signals: StopSignals) -> dict[str, Any]:
     """Save the policy figure and, unless skipped, the soft-18 convergence figure; return the soft-18 numbers."""
     figures = {POLICY_FIGURE: thorp_figures.figure_policies(policy)}
     numbers: dict[str, Any] = {}
-    if args.soft18_episodes:
+    if args.soft18_episodes and not signals.received:
         start = time.perf_counter()
-        history = thorp_figures.soft18_history(args.soft18_episodes, args.seed)
+        history = thorp_figures.soft18_history(args.soft18_episodes, args.seed, progress=not args.no_progress,
+                                               stop=lambda: signals.received is not None)
+    if args.soft18_episodes and not signals.received:
         figures[SOFT18_FIGURE] = thorp_figures.figure_soft18(history)
         numbers = {"seconds": round(time.perf_counter() - start, 1), "episodes_each": args.soft18_episodes}
         for (decks, peeks), record in history.items():
@@ -162,17 +178,18 @@ def draw_figures(args: argparse.Namespace, policy: LearnedPolicy, logger: Tensor
     return numbers
 
 
-def run_study(args: argparse.Namespace) -> dict[str, Any]:
+def run_study(args: argparse.Namespace, signals: StopSignals) -> dict[str, Any]:
     """Train, report, draw; return the metrics."""
     torch.set_num_threads(args.threads)
     name = args.run_name or run_name("Blackjack-single-deck", "thorp-es", args.seed)
     checkpoint = args.checkpoint or Path("checkpoints") / f"{name}.pt"
+    args.out = args.out or args.log_dir / name
     args.out.mkdir(parents=True, exist_ok=True)
     logger = TensorBoardLogger(args.log_dir / name)
     logger.hyperparameters({key: str(value) for key, value in vars(args).items()})
-    policy, run = train(args, logger, checkpoint)
+    policy, run = train(args, logger, checkpoint, signals)
     agreement, acceptance = thorp_study.agreement(policy), thorp_study.acceptance(policy)
-    soft18 = draw_figures(args, policy, logger)
+    soft18 = draw_figures(args, policy, logger, signals)
     figures = [POLICY_FIGURE] + ([SOFT18_FIGURE] if soft18 else [])
     report = report_markdown(policy, run, agreement, acceptance, figures[::-1], soft18)
     (args.out / REPORT).write_text(report)
@@ -183,10 +200,20 @@ def run_study(args: argparse.Namespace) -> dict[str, Any]:
             "log_dir": str(logger.log_dir)}
 
 
+def study(args: argparse.Namespace) -> int:
+    """Run the study with SIGINT/SIGTERM turned into a clean stop; return the exit status."""
+    if args.device == "cuda" and not torch.cuda.is_available():
+        raise RLTorchError("--device cuda was asked for but no GPU is available")
+    signals = StopSignals(lambda: None)
+    with signals.active():
+        print_json(run_study(args, signals), args.json)
+    return signals.exit_status
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse `argv`, run the study, print and optionally save the metrics."""
     args = build_parser().parse_args(argv)
-    return run_cli(lambda: print_json(run_study(args), args.json))
+    return run_cli(lambda: study(args))
 
 
 if __name__ == "__main__":

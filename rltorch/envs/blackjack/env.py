@@ -34,7 +34,8 @@ Exploring starts: `reset(options={"state": (player_sum, dealer_card, usable_ace)
 deck, 3-tuple) with a sum of 12..21 starts from exactly that observation and is never a natural;
 `reset(options={"hand": ranks, "dealer_card": rank})` (ranks 1..13, A=1, J=11, Q=12, K=13; the
 up card drawn if omitted) starts from those cards, taken out of a fresh shoe. Only the hidden
-card (and draws below 12, if the rules have them) is then dealt.
+card (and draws below 12, if the rules have them) is then dealt. Without those draws a state may
+have a hard sum from 4. Bad options are a ValueError, non-integer actions a TypeError (`rltorch.envs.actions`).
 
 Gymnasium's `Blackjack-v1` (natural=False, sab=False) is `player_draws_below_12=False` here.
 Every card comes through `_draw`, which returns a rank.
@@ -49,6 +50,8 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
+from rltorch.envs.actions import as_action, integer_option, integer_options, reset_options
+from rltorch.envs.blackjack.hooks import BlackjackHooks
 from rltorch.envs.blackjack.shoe import PAIR_RULES, RANK_VALUES, SAME_RANK, Shoe, check_start, is_pair
 
 STICK, HIT = 0, 1
@@ -110,7 +113,7 @@ def outcome(player_total: int, dealer_total: int) -> float:
     return 0.0 if player_total == dealer_total else -1.0
 
 
-class BlackjackEnv(gym.Env):
+class BlackjackEnv(BlackjackHooks, gym.Env):
     """Sutton & Barto's blackjack for one player against the dealer (rules in the module docstring)."""
 
     metadata = {"render_modes": ["ansi"]}
@@ -160,17 +163,17 @@ class BlackjackEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Observation, dict]:
         """Deal a new hand (or set up `options["state"]` or `options["hand"]`); see the module docstring."""
+        state, hand, up = reset_options(options, ("state", "hand", "dealer_card"), ("state",), {"dealer_card": "hand"})
         super().reset(seed=seed)
         if seed is not None or self._rng is None:
             self._rng = random.Random(int(self.np_random.integers(2**63)))
             if self._shoe is not None:
                 self._shoe.rng = self._rng
                 self._shoe.shuffle()
-        options = options or {}
-        if options.get("state") is not None:
-            self._set_up(options["state"])
-        elif options.get("hand") is not None:
-            self._set_up_cards(options["hand"], options.get("dealer_card"))
+        if state is not None:
+            self._set_up(state)
+        elif hand is not None:
+            self._set_up_cards(hand, up)
         else:
             self._deal()
         self._dealer_total = None
@@ -191,7 +194,8 @@ class BlackjackEnv(gym.Env):
 
     def _set_up_cards(self, hand: Any, dealer_card: Any) -> None:
         """Start from these player ranks and dealer up rank (drawn if None), taken out of a fresh shoe."""
-        ranks, up = check_start(hand, dealer_card)
+        up = None if dealer_card is None else integer_option("dealer_card", dealer_card, 1, 13)
+        ranks, up = check_start(integer_options("hand", hand, low=1, high=13), up)  # ranks: A=1, J=11, Q=12, K=13
         if self._shoe is not None:
             self._shoe.shuffle()
             self._shoe.take(ranks if up is None else (*ranks, up))
@@ -224,14 +228,10 @@ class BlackjackEnv(gym.Env):
         if self._shoe is not None or self.expanded_state:
             raise ValueError("with a finite shoe or the expanded state, start from cards: "
                              "reset(options={'hand': ranks, 'dealer_card': rank})")
-        try:
-            player_sum, dealer_card, usable = (int(x) for x in state)
-        except (TypeError, ValueError):
-            raise ValueError(f"state must be (player_sum, dealer_card, usable_ace) ints, got {state!r}") from None
-        if tuple(state) != (player_sum, dealer_card, usable):
-            raise ValueError(f"state must hold whole numbers, got {state!r}")
-        if not (PLAYER_DECIDES_FROM <= player_sum <= BLACKJACK and 1 <= dealer_card <= 10 and usable in (0, 1)):
-            raise ValueError(f"state {state!r} needs a sum 12..21, a dealer card 1..10 and usable_ace 0 or 1")
+        player_sum, dealer_card, usable = integer_options("state", state, 3)  # (player_sum, dealer_card, usable_ace)
+        lowest = PLAYER_DECIDES_FROM if usable or self.player_draws_below_12 else 4  # hard 4: two twos
+        if not (lowest <= player_sum <= BLACKJACK and 1 <= dealer_card <= 10 and usable in (0, 1)):
+            raise ValueError(f"reset option 'state' {state!r} needs a sum {lowest}..21, dealer card 1..10, usable 0/1")
         self._sum, self._usable = player_sum, bool(usable)
         self._dealer_card, self._dealer_hole = dealer_card, RANK_VALUES[self._draw()]
         self._natural_dealt = self._peeked_natural = False
@@ -251,6 +251,8 @@ class BlackjackEnv(gym.Env):
 
     def step(self, action: int) -> tuple[Observation, float, bool, bool, dict]:
         """Hit or stick; return (observation, reward, terminated, truncated, info)."""
+        if type(action) is not int:
+            action = as_action(action, "an integer 0 (stick) or 1 (hit)")
         if self._done:
             raise ValueError(f"cannot take action {action!r}: the episode is over; call reset()")
         if action != HIT and action != STICK:

@@ -73,7 +73,7 @@ class ExactBlackjack:
 
     def prediction_scalars(self, value_fn: Any) -> dict[str, float]:
         """`exact/rms_error` of V against v_pi, and the error at the start state if one was given."""
-        estimates = dict(zip(self.decision_states, value_fn.values(self.decision_states)))
+        estimates = dict(zip(self.decision_states, value_fn.values(self.decision_states), strict=True))
         scalars = {"exact/rms_error": rms_error(estimates, self.v_pi)}
         if self.start_state is not None:
             scalars["exact/start_state_error"] = value_fn.value(self.start_state) - self.v_pi[self.start_state]
@@ -84,7 +84,7 @@ class ExactBlackjack:
         q_error = 0.0
         for state, optimal_values in self.q_star.items():
             learned = agent.action_values(state, ACTIONS)
-            q_error += sum((a - b) ** 2 for a, b in zip(learned, optimal_values))
+            q_error += sum((a - b) ** 2 for a, b in zip(learned, optimal_values, strict=True))
         policy = greedy_policy(agent, self.decision_states)
         agreeing = sum(policy[state] == action for state, action in self.pi_star.items())
         value = float(expected_return(policy, self.rules))

@@ -100,8 +100,9 @@ def _dealer_draws(comp: Composition, total: int, soft: bool, hits_soft_17: bool)
 
 def _stand_outcome(player_total: int, finals: Sequence[float]) -> float:
     """The expected reward of standing on `player_total` against the dealer's final-total chances."""
-    won = sum(chance for final, chance in zip(DEALER_FINALS, finals) if final > BLACKJACK or final < player_total)
-    lost = sum(chance for final, chance in zip(DEALER_FINALS, finals) if player_total < final <= BLACKJACK)
+    pairs = list(zip(DEALER_FINALS, finals, strict=True))
+    won = sum(chance for final, chance in pairs if final > BLACKJACK or final < player_total)
+    lost = sum(chance for final, chance in pairs if player_total < final <= BLACKJACK)
     return won - lost
 
 
@@ -155,7 +156,7 @@ class _Oracle:
 
     def player_hand(self, comp: Composition) -> tuple[int, bool]:
         """The player's (total, soft): the cards missing from `comp`, less the up card."""
-        held = [full - left for full, left in zip(self.full, comp)]
+        held = [full - left for full, left in zip(self.full, comp, strict=True)]
         held[self.up_value - 1] -= 1
         return hand_value(value for value, count in enumerate(held, start=1) for _ in range(count))
 

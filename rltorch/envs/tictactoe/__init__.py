@@ -6,7 +6,6 @@ from rltorch.envs.tictactoe.env import (
     SEATS,
     Board,
     O,
-    SmartRandomOpponent,
     TicTacToeEnv,
     X,
     afterstate,
@@ -17,6 +16,6 @@ from rltorch.envs.tictactoe.env import (
 )
 
 __all__ = [
-    "EMPTY", "LINES", "O", "SEATS", "X", "Board", "SmartRandomOpponent", "TicTacToeEnv", "afterstate",
+    "EMPTY", "LINES", "O", "SEATS", "X", "Board", "TicTacToeEnv", "afterstate",
     "legal_moves", "render_board", "to_move", "winner",
 ]

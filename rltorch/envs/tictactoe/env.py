@@ -10,23 +10,37 @@ the game ends after our move (reward +1 win or 0 draw); it ends after the reply 
 is the board where the learner chooses again). As O, the opponent's opening move is played
 inside `reset`. With `seat="both"` the learner's seat alternates at every reset (a seeded reset
 plays X), so one table learns both seats; `env.mark` tells the seat of the current game.
+
+Actions. Any integer-like action is taken (an int, a numpy integer, a 0-d integer array, an integral
+float such as 4.0); anything else is a TypeError naming it (`rltorch.envs.actions.as_action`). A cell
+outside 0..8 is a ValueError. An occupied cell is a ValueError too by default (`illegal_action="raise"`),
+which is what learners need: their tables only ever choose among `legal_actions()`, and a bug that
+plays an occupied cell should stop the run. With `illegal_action="lose"` an occupied cell instead ends
+the game as a loss, reward -1 with `info["illegal_action"] = True` and the board unchanged (PettingZoo's
+convention for illegal moves). That makes `step` total on `action_space`, as Gymnasium's API and its
+`check_env` assume: the checker steps with `action_space.sample()`, which knows nothing of the board, so
+as O (the opponent's opening takes a cell) or after a first move it may sample an occupied cell. Only as X
+with the default does `check_env` pass as well, and only because the checker's first, unseeded sample is
+taken on the empty board and its seeded samples happen to miss the random opponent's seeded replies.
+`reset` takes no options; any option is a ValueError naming it.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import gymnasium as gym
 from gymnasium import spaces
 
-from rltorch.agents import RandomAgent
+from rltorch.envs.actions import as_action, reset_options
 
 X, O, EMPTY = 1, -1, 0
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 LINES_THROUGH = tuple(tuple(line for line in LINES if cell in line) for cell in range(9))
 SEATS = {"X": X, "O": O, "both": O}  # "both" flips the mark at every reset, so an unseeded first reset plays X
+ILLEGAL_ACTIONS = ("raise", "lose")  # what `step` does with an occupied cell (see the module docstring)
 
 Board = tuple[int, ...]
 
@@ -73,50 +87,47 @@ def render_board(board: Sequence[int]) -> str:
     return "\n---+---+---\n".join(rows)
 
 
-class Opponent(Protocol):
-    """Anything that picks a cell: `act(board, legal_actions, rng)`; it must not modify its arguments."""
-
-    def act(self, board: Sequence[int], legal_actions: Sequence[int], rng: random.Random | None = None) -> int:
-        """Return the chosen cell."""
-        ...
-
-
-class SmartRandomOpponent:
-    """With probability `p` takes a winning cell, else a blocking one; otherwise plays at random."""
-
-    def __init__(self, p: float = 0.8) -> None:
-        if not 0.0 <= p <= 1.0:
-            raise ValueError(f"smart opponent probability must be in [0, 1], got {p}")
-        self.p = p
-
-    def act(self, board: Sequence[int], legal_actions: Sequence[int], rng: random.Random | None = None) -> int:
-        """Return a winning or blocking cell with probability p, else a random one."""
-        rng = rng or random
-        if rng.random() < self.p:
-            mark = to_move(board)
-            for target in (mark, -mark):
-                for cell in legal_actions:
-                    if _would_complete(board, cell, target):
-                        return cell
-        return legal_actions[rng.randrange(len(legal_actions))]
-
-
-def _would_complete(board: Sequence[int], cell: int, mark: int) -> bool:
-    """Whether `mark` on the empty `cell` would complete a line."""
-    return any(
-        sum(board[c] == mark for c in line if c != cell) == 2 for line in LINES_THROUGH[cell]
-    )
-
-
 class TicTacToeEnv(gym.Env):
     """Tic-tac-toe for one learner against a built-in opponent (see the module docstring for the rules)."""
 
     metadata = {"render_modes": ["ansi"]}
 
-    def __init__(self, opponent: Opponent | None = None, seat: str = "X", render_mode: str | None = None) -> None:
+    is_game = True  # returns are +1 win, 0 draw, -1 loss
+    cli_options = {  # `python -m rltorch train` offers these as --opponent, --seat, --smart-p, --self-play-every
+        "opponent": {"default": "random", "help": "random | smart | perfect | self (a frozen copy of the learner), "
+                     "or a mixture by weight drawn per move, such as random:0.5,perfect:0.5"},
+        "seat": {"choices": ("X", "O", "both"), "default": "X",
+                 "help": "the learner's mark (X moves first); both: alternate every game"},
+        "smart_p": {"type": float, "default": 0.8, "help": "how often the smart opponent wins or blocks"},
+        "self_play_every": {"type": int, "default": 1000,
+                            "help": "episodes between refreshes of the self-play opponent's frozen copy"},
+    }
+
+    def __init__(
+        self,
+        opponent: Any = "random",
+        seat: str = "X",
+        render_mode: str | None = None,
+        *,
+        smart_p: float = 0.8,
+        self_play_every: int = 1000,
+        illegal_action: str = "raise",
+    ) -> None:
+        from rltorch.envs.tictactoe.opponents import build_opponent
+
         if seat not in SEATS:
             raise ValueError(f"seat must be 'X', 'O' or 'both', got {seat!r}")
-        self.opponent = opponent if opponent is not None else RandomAgent()
+        if self_play_every < 1:
+            raise ValueError(f"self_play_every must be >= 1, got {self_play_every}")
+        if illegal_action not in ILLEGAL_ACTIONS:
+            raise ValueError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
+        self.illegal_action = illegal_action
+        if isinstance(opponent, str):
+            self.opponent, self.self_play = build_opponent(opponent, smart_p)
+        else:
+            self.opponent, self.self_play = opponent, []
+        self.self_play_every = self_play_every
+        self._last_refresh = 0
         self.seat = seat
         self.mark = SEATS[seat]
         self.render_mode = render_mode
@@ -130,7 +141,8 @@ class TicTacToeEnv(gym.Env):
     afterstate = staticmethod(afterstate)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Board, dict]:
-        """Start a new game (the opponent opens when the learner is O)."""
+        """Start a new game (the opponent opens when the learner is O); there are no options."""
+        reset_options(options, ())
         super().reset(seed=seed)
         if seed is not None:
             self._rng = random.Random(int(self.np_random.integers(2**63)))
@@ -149,11 +161,13 @@ class TicTacToeEnv(gym.Env):
 
     def step(self, action: int) -> tuple[Board, float, bool, bool, dict]:
         """Play our move and the opponent's reply; return (board, reward, terminated, truncated, info)."""
+        if type(action) is not int:
+            action = as_action(action, "an integer cell 0..8")
         board = self._board
         if self._done:
             raise ValueError(f"cannot play cell {action}: the game is over; call reset()")
         if not 0 <= action < 9 or board[action] != EMPTY:
-            raise ValueError(f"cell {action} is not an empty cell 0..8 of {tuple(board)}")
+            return self._illegal(action)
         board[action] = self.mark
         empty = self._empty
         empty.remove(action)
@@ -168,6 +182,13 @@ class TicTacToeEnv(gym.Env):
         if not empty:
             return self._end(0.0)
         return tuple(board), 0.0, False, False, {}
+
+    def _illegal(self, action: int) -> tuple[Board, float, bool, bool, dict]:
+        """Refuse a cell off the board or taken: ValueError, or (a taken cell, illegal_action="lose") a lost game."""
+        if self.illegal_action == "lose" and 0 <= action < 9:
+            self._done = True
+            return tuple(self._board), -1.0, True, False, {"illegal_action": True}
+        raise ValueError(f"cell {action} is not an empty cell 0..8 of {tuple(self._board)}")
 
     def _reply(self) -> int:
         """Let the opponent mark a cell; return it."""
@@ -189,3 +210,50 @@ class TicTacToeEnv(gym.Env):
         if self.render_mode == "ansi":
             return render_board(self._board)
         return None
+
+    # --- what rltorch's run layer asks of an env (see the README's "add your own environment") ---
+    def refresh_opponent(self, value_fn: Any, keys: Any, episodes_done: int) -> None:
+        """Copy the learner's values into the self-play opponent every `self_play_every` episodes."""
+        if self.self_play and episodes_done - self._last_refresh >= self.self_play_every:
+            self.self_play[0].refresh(value_fn, keys)
+            self._last_refresh = episodes_done
+
+    def evaluation_env(self) -> TicTacToeEnv:
+        """Tests and evaluations play the uniform random opponent from the same seat."""
+        return TicTacToeEnv(seat=self.seat)
+
+    def reachable_keys(self, kind: str) -> int:
+        """How many keys of `kind` ("q" or "afterstate") a learner in this seat can meet against random."""
+        from rltorch.envs.tictactoe.evaluation import reachable_key_count
+
+        return reachable_key_count(self.seat, kind)
+
+    def play_in_terminal(self, agent: Any, seat: str | None = None) -> None:
+        """A game against `agent` in the terminal (the human picks X or O when `seat` is None)."""
+        from rltorch.envs.tictactoe.play import TerminalGame
+
+        TerminalGame(agent).run(seat)
+
+    def encoder(self) -> Any:
+        """The board's features for a network: three one-hot planes."""
+        from rltorch.envs.tictactoe.encoder import BoardEncoder
+
+        return BoardEncoder()
+
+    def exact_scalars(self, agent: Any) -> dict[str, float]:
+        """Exact win/draw/loss of the agent's greedy play against the random opponent (per seat with 'both')."""
+        from rltorch.envs.tictactoe.evaluation import ExactScalars
+
+        return ExactScalars(self.seat)(agent)
+
+    def exact_report(self, agent: Any) -> dict[str, Any]:
+        """Exact outcomes against random and the lines lost to perfect play, per seat."""
+        from rltorch.envs.tictactoe.evaluation import exact_report
+
+        return exact_report(agent, self.seat)
+
+    def format_exact_report(self, report: dict[str, Any]) -> str:
+        """The exact report as lines of text."""
+        from rltorch.envs.tictactoe.evaluation import format_report
+
+        return format_report(report)

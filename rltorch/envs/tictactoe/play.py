@@ -19,13 +19,13 @@ def parse_cell(text: str, board: tuple[int, ...]) -> int | str:
     text = text.strip().lower()
     if "," in text:
         parts = text.split(",")
-        if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        if len(parts) != 2 or not all(p.strip().isascii() and p.strip().isdigit() for p in parts):
             return f"'{text}' is not a row,col pair such as 2,3"
         row, col = (int(p) for p in parts)
         if not (1 <= row <= 3 and 1 <= col <= 3):
             return "rows and columns run from 1 to 3"
         cell = 3 * (row - 1) + (col - 1)
-    elif text.isdigit():
+    elif text.isascii() and text.isdigit():
         cell = int(text) - 1
         if not 0 <= cell <= 8:
             return f"{text} is out of range: choose a cell from 1 to 9"

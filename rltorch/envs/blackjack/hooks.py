@@ -1,0 +1,59 @@
+"""What rltorch's run layer asks of the blackjack env: its encoder and its exact evaluation (infinite deck only)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class BlackjackHooks:
+    """Mixed into `BlackjackEnv`: features for networks, and the DP oracle's figures for a greedy agent."""
+
+    is_game = True  # returns are +1 win (or the natural payout), 0 draw, -1 loss
+
+    def encoder(self) -> Any:
+        """One-hot sum, one-hot dealer card and the ace flag (the book's 3-tuple observation only)."""
+        from rltorch.envs.blackjack.encoder import BlackjackEncoder
+
+        if self.expanded_state:
+            return None
+        return BlackjackEncoder()
+
+    def start_states(self) -> list[tuple[int, int, int]]:
+        """The decision states, for exploring starts (infinite deck, 3-tuple observations)."""
+        from rltorch.envs.blackjack.solver import states
+
+        return states(include_low_sums=not self.player_draws_below_12)
+
+    def _oracle(self) -> Any:
+        """The exact evaluator for these rules, or None where the infinite-deck oracle does not apply."""
+        if self.decks is not None or self.expanded_state or self.dealer_peeks:
+            return None
+        if getattr(self, "_exact", None) is None:
+            from rltorch.envs.blackjack.evaluation import ExactBlackjack
+            from rltorch.envs.blackjack.solver import Rules
+
+            rules = Rules(self.dealer_hits_soft_17, self.natural, self.natural_payout, self.player_draws_below_12)
+            self._exact = ExactBlackjack(rules)
+        return self._exact
+
+    def exact_scalars(self, agent: Any) -> dict[str, float]:
+        """`exact/...` figures of the agent's greedy policy against the DP oracle (none for a finite shoe)."""
+        oracle = self._oracle()
+        return {} if oracle is None else oracle(agent)
+
+    def exact_report(self, agent: Any) -> dict[str, Any] | None:
+        """The exact figures with the optimum beside them, or None where no oracle applies."""
+        oracle = self._oracle()
+        if oracle is None:
+            return None
+        return {"optimum": oracle.optimum, **{key.removeprefix("exact/"): v for key, v in oracle(agent).items()}}
+
+    def format_exact_report(self, report: dict[str, Any]) -> str:
+        """The exact report as a few lines of text."""
+        return (
+            f"greedy policy's exact expected return {report['expected_return']:+.5f} "
+            f"(optimum {report['optimum']:+.5f}, gap {report['return_gap']:.5f})\n"
+            f"agrees with the optimal policy in {report['policy_agreement']:.1%} of the decision states "
+            f"({report['clear_disagreements']:.0f} clear disagreements); RMS error of Q against q* "
+            f"{report['rms_error']:.4f}"
+        )

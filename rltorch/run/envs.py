@@ -1,0 +1,75 @@
+"""Finding and building an env by id for the run layer, and asking it the optional questions rltorch knows.
+
+An env may offer (all optional): `legal_actions()`; `afterstate(state, action)` (enables afterstate
+keys); `is_game = True` (wins, draws and losses are counted by the sign of the return);
+`cli_options` (a dict of option name to argparse keywords: they become `--name` options of `train`);
+`encoder()` (features for networks); `exact_scalars(agent)`, `exact_report(agent)` and
+`format_exact_report(report)` (exact figures); `evaluation_env()` (the env tests and evaluations
+play, when not a copy of the training env); `start_states()` (for exploring starts);
+`refresh_opponent(value_fn, keys, episodes_done)` (self-play); `play_in_terminal(agent)`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import gymnasium as gym
+from gymnasium.envs.registration import load_env_creator
+
+import rltorch.envs  # noqa: F401  (registers rltorch's envs)
+from rltorch.errors import RLTorchError
+
+
+def split_env_id(env_id: str) -> str:
+    """Import the module of a `module:EnvId` id (a user's own env) and return the plain id."""
+    module, sep, plain = env_id.rpartition(":")
+    if sep:
+        try:
+            importlib.import_module(module)
+        except ImportError as error:
+            raise RLTorchError(f"cannot import {module!r} for env {env_id!r}: {error}") from None
+    return plain if sep else env_id
+
+
+def env_class(env_id: str) -> Any:
+    """The class (or creator) registered under `env_id`."""
+    plain = split_env_id(env_id)
+    try:
+        spec = gym.spec(plain)
+    except gym.error.Error as error:
+        raise RLTorchError(f"unknown env {env_id!r}: {error}") from None
+    entry = spec.entry_point
+    return load_env_creator(entry) if isinstance(entry, str) else entry
+
+
+def cli_options(env_id: str) -> dict[str, dict[str, Any]]:
+    """The options the env declares for the command line (none for most envs)."""
+    return dict(getattr(env_class(env_id), "cli_options", {}))
+
+
+def make_env(env_id: str, kwargs: dict[str, Any] | None = None) -> gym.Env:
+    """`gym.make(env_id, **kwargs)` with errors turned into one clear message; checks observations are hashable."""
+    plain = split_env_id(env_id)
+    try:
+        env = gym.make(plain, disable_env_checker=True, **(kwargs or {}))
+        observation, _ = env.reset(seed=0)
+    except (gym.error.Error, TypeError, ValueError) as error:
+        raise RLTorchError(f"cannot make env {env_id!r} with {kwargs or {}}: {error}") from None
+    try:
+        hash(observation)
+    except TypeError:
+        raise RLTorchError(f"env {env_id!r} gives unhashable observations ({type(observation).__name__}); "
+                           "tabular keys need hashable ones (wrap it to return ints or tuples)") from None
+    return env
+
+
+def hook(env: gym.Env, name: str) -> Any:
+    """The env's optional method or attribute `name`, or None."""
+    return getattr(env.unwrapped, name, None)
+
+
+def evaluation_env(env: gym.Env, env_id: str, kwargs: dict[str, Any]) -> gym.Env:
+    """The env that tests and evaluations play: the env's own choice, or a fresh copy of the training env."""
+    make = hook(env, "evaluation_env")
+    return make() if make is not None else make_env(env_id, kwargs)

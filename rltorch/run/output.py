@@ -1,0 +1,87 @@
+"""What a run leaves behind and says: unique run names, JSON metrics, one-line errors, signal-safe stops."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from rltorch.errors import RLTorchError
+
+
+def run_name(env: str, algo: str, seed: int) -> str:
+    """A unique run folder name `env__algo__seed__time__tag` (the tag keeps runs started together apart)."""
+    return f"{env.replace('/', '-')}__{algo}__{seed}__{int(time.time())}__{os.urandom(3).hex()}"
+
+
+def write_json(metrics: dict[str, Any], path: Path | None) -> None:
+    """Write `metrics` as JSON to `path` when given."""
+    if path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(metrics, indent=2) + "\n")
+
+
+def print_json(metrics: dict[str, Any], path: Path | None) -> None:
+    """Print `metrics` as JSON, and write them to `path` when given."""
+    print(json.dumps(metrics, indent=2))
+    write_json(metrics, path)
+
+
+def run_cli(run: Callable[[], Any]) -> int:
+    """Call `run`; an rltorch or file-system error becomes one line on stderr and exit status 1.
+
+    `run` may return an int: the exit status (e.g. 130 or 143 after a signal stopped training).
+    """
+    try:
+        status = run()
+    except RLTorchError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        where = f" ({error.filename})" if getattr(error, "filename", None) else ""
+        print(f"error: {error.strerror or error}{where}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    return status if isinstance(status, int) else 0
+
+
+class StopSignals:
+    """While active, SIGINT and SIGTERM ask the work to stop at the next episode boundary instead of killing it.
+
+    `received` holds the first signal's number; `exit_status` is 128 + that number (130, 143) or 0.
+    `on_stop` is called once, when the first signal arrives.
+    """
+
+    def __init__(self, on_stop: Callable[[], None]) -> None:
+        self.on_stop = on_stop
+        self.received: int | None = None
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        """Record the signal and ask the work to stop; later signals are ignored until the save is done."""
+        if self.received is None:
+            self.received = signum
+            self.on_stop()
+            print(f"\n{signal.Signals(signum).name}: stopping after this episode, then saving", file=sys.stderr)
+
+    @contextmanager
+    def active(self) -> Iterator[StopSignals]:
+        """Install the handlers for the duration of the block, then restore the previous ones."""
+        previous = {sig: signal.signal(sig, self._handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield self
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    @property
+    def exit_status(self) -> int:
+        """128 + the signal's number, or 0 when none came."""
+        return 128 + self.received if self.received is not None else 0

@@ -1,0 +1,245 @@
+"""One run path for every script: the learning options, building a trainer for any env, and `run_training`."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import torch
+from tqdm import tqdm
+
+from rltorch.agents import GreedyAgent
+from rltorch.checkpoints import save_checkpoint
+from rltorch.errors import RLTorchError
+from rltorch.keys import AfterstateKeys, StateActionKeys
+from rltorch.logger import TensorBoardLogger
+from rltorch.policies import make_schedule
+from rltorch.run.envs import evaluation_env, hook, make_env
+from rltorch.run.options import (
+    non_negative_int,
+    positive_float,
+    positive_int,
+    step_size,
+    unit_float,
+)
+from rltorch.run.output import StopSignals, run_name, write_json
+from rltorch.trainers import TRAINERS, Trainer
+from rltorch.values import QNetwork, QTable, ValueFunction, VNetwork, VTable
+from rltorch.values.encoders import space_encoder
+from rltorch.values.weighted import WeightedQTable
+
+
+def add_learning_options(parser: argparse.ArgumentParser, algorithm: str | None) -> None:
+    """The learning and exploration options (the course's defaults); `algorithm` None offers every algorithm's."""
+    learning = parser.add_argument_group("learning")
+    learning.add_argument("--episodes", type=positive_int, default=100_000, help="training episodes (1e5 works)")
+    learning.add_argument("--alpha", type=step_size, default=0.1, help="step size of the table update")
+    learning.add_argument("--gamma", type=unit_float, default=0.9, help="discount factor")
+    learning.add_argument("--values", choices=("q", "afterstate"), default="q",
+                          help="key the values by (state, action) pairs or by afterstates")
+    learning.add_argument("--seed", type=non_negative_int, default=0, help="seed of every random choice in the run")
+    learning.add_argument("--value-fn", choices=("table", "mlp"), default="table",
+                          help="a dict-backed table, or a neural network behind the same interface")
+    learning.add_argument("--hidden", type=positive_int, nargs="+", default=[64], help="mlp hidden layer widths")
+    learning.add_argument("--lr", type=positive_float, default=1e-3, help="mlp Adam learning rate")
+    learning.add_argument("--device", choices=("cpu", "cuda", "auto"), default="cpu", help="where an mlp runs")
+    learning.add_argument("--threads", type=positive_int, default=1,
+                          help="CPU threads for torch (small networks run fastest on one)")
+    if algorithm in (None, "qlearning"):
+        learning.add_argument("--replay-size", type=non_negative_int, default=0,
+                              help="Q-learning/DQN: replay the last N transitions in minibatches (0: off)")
+        learning.add_argument("--batch-size", type=positive_int, default=32, help="DQN: minibatch size")
+        learning.add_argument("--target-update-every", type=non_negative_int, default=0,
+                              help="DQN: bootstrap from a frozen copy refreshed every K fits (0: off)")
+    if algorithm in (None, "mc", "mc-es"):
+        learning.add_argument("--every-visit", action="store_true", help="MC: every-visit instead of first-visit")
+        learning.add_argument("--sample-average", action="store_true", help="MC: step 1/N(key) instead of --alpha")
+    exploration = parser.add_argument_group("exploration")
+    exploration.add_argument("--epsilon-schedule", choices=("exponential", "linear", "constant"),
+                             default="exponential",
+                             help="final + (start - final) * exp(-episode / decay), a line, or flat at start")
+    exploration.add_argument("--epsilon-start", type=unit_float, default=1.0, help="epsilon at episode 0")
+    exploration.add_argument("--epsilon-final", type=unit_float, default=0.01, help="epsilon in the long run")
+    exploration.add_argument("--epsilon-decay", type=positive_float, default=10_000.0,
+                             help="time constant (exponential) or length in episodes (linear)")
+
+
+def add_env_options(parser: argparse.ArgumentParser, options: dict[str, dict[str, Any]]) -> None:
+    """The env's own options (`cli_options`) as `--name` flags."""
+    if options:
+        group = parser.add_argument_group("environment")
+        for name, keywords in options.items():
+            group.add_argument(f"--{name.replace('_', '-')}", dest=f"env__{name}", **keywords)
+
+
+def env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The env's keyword arguments: its declared options and every `--env-option KEY=VALUE`."""
+    kwargs = {key.removeprefix("env__"): value for key, value in vars(args).items() if key.startswith("env__")}
+    kwargs.update(dict(getattr(args, "env_option", None) or []))
+    return kwargs
+
+
+def build_value_fn(args: argparse.Namespace, env: Any, algorithm: str) -> ValueFunction:
+    """The table or network that `--value-fn` and `--values` ask for."""
+    sample_average = getattr(args, "sample_average", False) and algorithm.startswith("mc")
+    alpha = None if sample_average else args.alpha
+    if args.value_fn == "table":
+        if algorithm == "mc-offpolicy":
+            return WeightedQTable()
+        return VTable(alpha=alpha) if args.values == "afterstate" else QTable(alpha=alpha)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)  # the network's initial weights
+    encoder = hook(env, "encoder")
+    encoder = encoder() if encoder is not None else None
+    try:
+        encoder = encoder or space_encoder(env.observation_space)
+        if args.values == "afterstate":
+            return VNetwork(encoder, args.hidden, args.lr, args.device)
+        return QNetwork(encoder, int(env.action_space.n), args.hidden, args.lr, args.device)
+    except ValueError as error:
+        raise RLTorchError(str(error)) from None
+
+
+def build_keys(args: argparse.Namespace, env: Any, env_id: str) -> Any:
+    """State-action keys, or afterstate keys from the env's `afterstate`."""
+    if args.values == "q":
+        return StateActionKeys()
+    afterstate = hook(env, "afterstate")
+    if afterstate is None:
+        raise RLTorchError(f"env {env_id} has no afterstate(state, action): use --values q")
+    return AfterstateKeys(afterstate)
+
+
+def algorithm_options(algorithm: str, args: argparse.Namespace, env: Any, env_id: str) -> dict[str, Any]:
+    """The keyword arguments one algorithm adds to the trainer."""
+    if algorithm == "qlearning":
+        return {"replay_size": args.replay_size, "batch_size": args.batch_size,
+                "target_update_every": args.target_update_every}
+    if algorithm in ("mc", "mc-es"):
+        options: dict[str, Any] = {"first_visit": not args.every_visit}
+        if algorithm == "mc-es":
+            starts = hook(env, "start_states")
+            if starts is None:
+                raise RLTorchError(f"env {env_id} has no start_states() to draw exploring starts from")
+            options["start_states"] = starts()
+        return options
+    return {}
+
+
+def build_trainer(algorithm: str, args: argparse.Namespace, env_id: str) -> Trainer:
+    """The trainer that `args` describe on `env_id`, checked and built before any file is made."""
+    if algorithm not in TRAINERS:
+        raise RLTorchError(f"unknown algorithm {algorithm!r}; choose from {', '.join(TRAINERS)}")
+    kwargs = env_kwargs(args)
+    env = make_env(env_id, kwargs)
+    try:
+        schedule = make_schedule(args.epsilon_schedule, args.epsilon_start, args.epsilon_final, args.epsilon_decay)
+    except ValueError as error:
+        raise RLTorchError(str(error)) from None
+    exact = hook(env, "exact_scalars")
+    try:
+        return TRAINERS[algorithm](
+            env, build_value_fn(args, env, algorithm), keys=build_keys(args, env, env_id), gamma=args.gamma,
+            schedule=schedule, seed=args.seed, eval_env=evaluation_env(env, env_id, kwargs), exact_eval=exact,
+            **algorithm_options(algorithm, args, env, env_id),
+        )
+    except ValueError as error:
+        raise RLTorchError(str(error)) from None
+
+
+def run_training(
+    trainer: Trainer, args: argparse.Namespace, label: str, finish: Callable[[Trainer], dict] | None = None
+) -> int:
+    """Train, test, evaluate exactly, save and report: the one run path every trainer script takes.
+
+    `finish(trainer)` may add figures of a study's own to the metrics after training. SIGINT and
+    SIGTERM stop training at the next episode boundary; what was learned is saved and the exit
+    status is 130 or 143. Returns the exit status.
+    """
+    name = args.run_name or run_name(label, trainer.algorithm, trainer.seed)
+    checkpoint = args.checkpoint or Path("checkpoints") / f"{name}.pt"
+    trainer.logger = logger = TensorBoardLogger(args.log_dir / name)
+    logger.hyperparameters({**{k: str(v) for k, v in vars(args).items()}, **trainer.config()})
+    refresh = hook(trainer.env, "refresh_opponent")
+    callback = (lambda t: refresh(t.value_fn, t.keys, t.episodes_done)) if refresh is not None else None
+    signals = StopSignals(lambda: setattr(trainer, "stop_requested", True))
+    start = time.perf_counter()
+    with signals.active():
+        trainer.train(args.episodes, log_every=args.log_every, eval_every=args.eval_every,
+                      eval_games=args.eval_games, progress=not args.no_progress, callback=callback)
+        seconds = time.perf_counter() - start
+        save_checkpoint(checkpoint, trainer.checkpoint())
+        metrics = final_metrics(trainer, args, seconds, finish(trainer) if finish is not None else {})
+        logger.close()
+    metrics.update(checkpoint=str(checkpoint), log_dir=str(logger.log_dir), stopped_by_signal=signals.received)
+    write_json(metrics, args.json)
+    print(format_metrics(trainer, metrics))
+    if signals.received:
+        print(f"stopped by a signal after {trainer.episodes_done:,} episodes; saved to {checkpoint}")
+    return signals.exit_status
+
+
+def final_metrics(trainer: Trainer, args: argparse.Namespace, seconds: float, extra: dict[str, Any]) -> dict:
+    """The run's figures: speed, the final greedy test, table size and the exact report."""
+    games = getattr(args, "test_games", 0)
+    stats = trainer.test(games) if games else None
+    report, reachable = hook(trainer.env, "exact_report"), hook(trainer.env, "reachable_keys")
+    metrics: dict[str, Any] = {
+        "env": trainer.config()["env_id"] or trainer.config()["env"],
+        "algorithm": trainer.algorithm,
+        "episodes": trainer.episodes_done,
+        "seconds": round(seconds, 3),
+        "episodes_per_second": round(trainer.episodes_done / max(seconds, 1e-9), 1),
+        "table_size": len(trainer.value_fn) if hasattr(trainer.value_fn, "__len__") else None,
+        **extra,
+    }
+    if reachable is not None and metrics["table_size"] is not None:
+        metrics["reachable_keys"] = reachable(getattr(trainer.keys, "kind", "q"))
+    if stats is not None:
+        metrics.update(test_episodes=stats.episodes, test_mean_return=stats.mean_return,
+                       test_mean_length=stats.mean_length)
+        if stats.outcomes is not None:
+            metrics.update(test_wins=stats.outcomes.wins, test_losses=stats.outcomes.losses,
+                           test_draws=stats.outcomes.draws)
+    agent = trainer.agent()
+    metrics["exact"] = report(agent) if report is not None and isinstance(agent, GreedyAgent) else None
+    return metrics
+
+
+def format_metrics(trainer: Trainer, metrics: dict[str, Any]) -> str:
+    """The report a person reads at the end of a run."""
+    lines = [f"{metrics['episodes']:,} episodes in {metrics['seconds']:.1f} s "
+             f"({metrics['episodes_per_second']:,.0f} episodes/s)"]
+    if "test_episodes" in metrics:
+        line = (f"test, {metrics['test_episodes']:,} greedy episodes: mean return {metrics['test_mean_return']:.3f}, "
+                f"mean length {metrics['test_mean_length']:.1f}")
+        if "test_wins" in metrics:
+            line += f"; wins {metrics['test_wins']}, losses {metrics['test_losses']}, draws {metrics['test_draws']}"
+        lines.append(line)
+    if metrics["table_size"] is not None:
+        reachable = f" (of {metrics['reachable_keys']:,} keys reachable)" if metrics.get("reachable_keys") else ""
+        lines.append(f"table: {metrics['table_size']:,} entries{reachable}")
+    if metrics.get("figures"):
+        lines.append("figures: " + ", ".join(f"{key.replace('_', ' ')} {_short(value)}"
+                                             for key, value in metrics["figures"].items()))
+    if metrics["exact"] is not None:
+        describe = hook(trainer.env, "format_exact_report")
+        lines.append("exact evaluation of the greedy policy:")
+        lines.append(describe(metrics["exact"]) if describe is not None else str(metrics["exact"]))
+    lines.append(f"checkpoint: {metrics['checkpoint']}")
+    log_dir = Path(metrics["log_dir"])
+    lines.append(f"TensorBoard: tensorboard --logdir {log_dir.parent}  (run {log_dir.name})")
+    return "\n".join(lines)
+
+
+def _short(value: Any) -> str:
+    """A number in a few significant digits; anything else as it is."""
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def progress(iterable: Any, description: str, enabled: bool = True, total: int | None = None) -> Any:
+    """A tqdm progress bar over `iterable` (shared look for every script's long jobs)."""
+    return tqdm(iterable, desc=description, total=total, disable=not enabled, dynamic_ncols=True)

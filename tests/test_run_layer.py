@@ -1,0 +1,102 @@
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import rltorch
+
+ROOT = Path(__file__).resolve().parents[1]
+GAME_AND_STUDY_WORDS = ("tictactoe", "blackjack", "thorp", "figure", "study", "play", "evaluation", "cli")
+
+
+def rltorch_cmd(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "rltorch", *map(str, args)], cwd=cwd, capture_output=True,
+                          text=True, timeout=300)
+
+
+def imports_of(path):
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            yield node.module
+        elif isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+
+
+def test_the_package_root_holds_only_library_modules():
+    names = [path.stem for path in (ROOT / "rltorch").glob("*.py")]
+    assert names and not [name for name in names if any(word in name for word in GAME_AND_STUDY_WORDS)]
+
+
+def test_the_library_imports_no_study_and_envs_import_no_trainer_or_agent():
+    for path in (ROOT / "rltorch").rglob("*.py"):
+        modules = list(imports_of(path))
+        assert not [m for m in modules if m.startswith("trainers") or m.startswith("thorp_")], path
+        if "envs" in path.parts:
+            assert not [m for m in modules if m.startswith(("rltorch.trainers", "rltorch.agents"))], path
+        if "run" not in path.parts and path.name != "__main__.py":
+            assert not [m for m in modules if m.startswith("rltorch.run")], path
+
+
+def test_a_users_own_env_trains_through_the_one_command(tmp_path):
+    result = rltorch_cmd("train", "--env", "tests.chain_env:Chain-v0", "--algo", "sarsa", "--episodes", 400,
+                         "--gamma", 1, "--eval-every", 200, "--eval-games", 10, "--test-games", 20, "--no-progress",
+                         "--log-dir", tmp_path / "runs", "--checkpoint", tmp_path / "chain.pt",
+                         "--json", tmp_path / "m.json")
+    assert result.returncode == 0, result.stderr
+    assert "mean return -2.000" in result.stdout  # the two-step exit, worked out by hand
+    assert "wins" not in result.stdout and "losses" not in result.stdout
+    metrics = json.loads((tmp_path / "m.json").read_text())
+    assert metrics["env"] == "Chain-v0" and metrics["test_mean_return"] == -2.0 and "test_wins" not in metrics
+    agent = rltorch.load(tmp_path / "chain.pt")
+    assert agent.act(2, [0, 1]) in (0, 1) and agent.act(1, [0, 1]) == 0 and agent.act(3, [0, 1]) == 1
+
+
+def test_the_console_script_is_python_dash_m_rltorch():
+    script = Path(sys.executable).parent / "rltorch"
+    assert script.exists()
+    help_text = subprocess.run([script, "train", "--help"], capture_output=True, text=True, timeout=120).stdout
+    assert help_text == rltorch_cmd("train", "--help").stdout and "--algo" in help_text
+
+
+@pytest.mark.parametrize("argv", [["train", "--help"], ["evaluate", "--help"], ["plot", "--help"]])
+def test_help_shows_each_default_once_and_never_none(argv):
+    text = rltorch_cmd(*argv).stdout
+    assert "(default: None)" not in text and "Run with --help" not in text
+    assert not [line for line in text.splitlines() if line.count("(default:") > 1]
+
+
+def test_abbreviated_options_are_refused():
+    result = rltorch_cmd("train", "--episode", 10)
+    assert result.returncode == 2 and "unrecognized arguments: --episode" in result.stderr
+
+
+def test_scientific_episode_counts_are_accepted_everywhere(tmp_path):
+    result = rltorch_cmd("train", "--env", "tests.chain_env:Chain-v0", "--episodes", "2e2", "--eval-every", 0,
+                         "--test-games", 5, "--no-progress", "--log-dir", tmp_path, "--checkpoint", tmp_path / "c.pt")
+    assert result.returncode == 0, result.stderr and result.stdout.startswith("200 episodes")
+
+
+def test_evaluate_works_for_blackjack_and_refuses_an_env_without_exact_answers(tmp_path):
+    trained = rltorch_cmd("train", "--env", "rltorch/Blackjack-v0", "--algo", "mc", "--episodes", 300, "--gamma", 1,
+                          "--eval-every", 0, "--no-progress", "--log-dir", tmp_path, "--checkpoint", tmp_path / "bj.pt")
+    assert trained.returncode == 0, trained.stderr
+    report = json.loads(rltorch_cmd("evaluate", tmp_path / "bj.pt", "--json").stdout)
+    assert report["optimum"] == pytest.approx(-0.0465560, abs=1e-7) and 0 <= report["policy_agreement"] <= 1
+    assert report["return_gap"] == pytest.approx(report["optimum"] - report["expected_return"])
+    shoe = rltorch_cmd("evaluate", tmp_path / "bj.pt", "--env-option", "decks=1")
+    assert shoe.returncode == 1 and shoe.stderr.count("\n") == 1 and "no exact evaluation" in shoe.stderr
+
+
+def test_plot_refuses_fewer_labels_than_runs_and_lists_the_tags_it_has(tmp_path):
+    rltorch_cmd("train", "--env", "tests.chain_env:Chain-v0", "--episodes", 200, "--eval-every", 100, "--no-progress",
+                "--log-dir", tmp_path, "--run-name", "a", "--checkpoint", tmp_path / "a.pt")
+    two = rltorch_cmd("plot", tmp_path / "a", tmp_path / "a", "--labels", "one", "--out", tmp_path / "c.png")
+    assert two.returncode == 1 and "1 labels for 2 runs" in two.stderr
+    wrong = rltorch_cmd("plot", tmp_path / "a", "--tags", "eval/nothing", "--out", tmp_path / "c.png")
+    assert wrong.returncode == 1 and "eval/mean_return" in wrong.stderr
+    good = rltorch_cmd("plot", tmp_path / "a", "--out", tmp_path / "c.png")
+    assert good.returncode == 0 and (tmp_path / "c.png").stat().st_size > 0
