@@ -30,14 +30,15 @@ from rltorch.agents import GreedyAgent, PolicyAgent
 from rltorch.errors import RLTorchError
 from rltorch.keys import AfterstateKeys, StateActionKeys
 from rltorch.policies import ConstantSchedule, ExponentialSchedule, LinearSchedule
-from rltorch.values import QNetwork, QTable, VNetwork, VTable, WeightedQTable, WeightedVTable
+from rltorch.values import DoubleQ, QNetwork, QTable, VNetwork, VTable, WeightedQTable, WeightedVTable
 from rltorch.values.base import ValueFunction, rltorch_class
 
 FORMAT = "rltorch-checkpoint"
 VERSION = 2
 REQUIRED = ("config", "value_fn_config", "value_fn_state")
 RESUME = ("episodes", "schedule", "rng_state", "env_rng", "eval_env_rng")
-VALUE_FUNCTIONS = {cls.__name__: cls for cls in (QTable, VTable, WeightedQTable, WeightedVTable, QNetwork, VNetwork)}
+VALUE_FUNCTIONS = {cls.__name__: cls for cls in (QTable, VTable, WeightedQTable, WeightedVTable, QNetwork, VNetwork,
+                                                 DoubleQ)}
 SCHEDULES = {"constant": ConstantSchedule, "linear": LinearSchedule, "exponential": ExponentialSchedule}
 BIT_GENERATORS = {"PCG64": np.random.PCG64, "PCG64DXSM": np.random.PCG64DXSM, "MT19937": np.random.MT19937,
                   "Philox": np.random.Philox, "SFC64": np.random.SFC64}

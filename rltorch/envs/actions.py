@@ -1,4 +1,4 @@
-"""Checks shared by rltorch's envs on what callers pass to `step` and `reset`.
+"""Shared by rltorch's envs: checks on what callers pass to `step` and `reset`, and the masks they return.
 
 Actions. An env's `step` takes any integer-like action: a Python int, a numpy integer, a 0-d
 integer array, or an integral float such as 4.0 or np.float32(4.0) (what a float network output
@@ -8,15 +8,54 @@ free of this check for plain ints: `if type(action) is not int: action = as_acti
 
 Reset options. `reset(options=...)` takes None or a dict whose keys the env knows; any other key,
 a value of the wrong type or range, or options that do not go together are a `ValueError` naming the option.
+
+Action masks. Every env with `legal_actions()` also says which actions are legal the way the Gymnasium
+ecosystem reads it: `info["action_mask"]` from `reset` and `step` (an `np.int8` 0/1 vector over the
+`Discrete` action space, 1 at each of `legal_actions()` after that reset or step), and an `action_masks()`
+method (the name sb3-contrib's MaskablePPO looks for) that returns the same. Each call returns a new array,
+as Gymnasium's `check_env` demands (callers keep infos): a copy of a read-only template built once per set
+of legal actions (`action_mask`, `legal_mask`), the cheapest fresh array numpy makes.
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
+
+
+def action_mask(legal: Iterable[int], size: int) -> np.ndarray:
+    """A read-only `np.int8` vector of `size` entries, 1 at each action of `legal` and 0 elsewhere."""
+    mask = np.zeros(size, dtype=np.int8)
+    mask[list(legal)] = 1
+    mask.flags.writeable = False
+    return mask
+
+
+_TEMPLATES: dict[tuple[tuple[int, ...], int], np.ndarray] = {}
+
+
+def legal_mask(legal: Iterable[int], size: int) -> np.ndarray:
+    """A new writable copy of `action_mask(legal, size)`, whose template is built once per set of legal actions."""
+    key = (tuple(legal), size)
+    template = _TEMPLATES.get(key)
+    if template is None:
+        template = _TEMPLATES[key] = action_mask(key[0], size)
+    return template.copy()
+
+
+class ActionMasks:
+    """Mixed into an env with `legal_actions()` and a `Discrete` action space: its masks, as the module says."""
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions now as a new `np.int8` 0/1 vector over the action space (MaskablePPO's hook)."""
+        return legal_mask(self.legal_actions(), int(self.action_space.n))  # type: ignore[attr-defined]
+
+    def _mask_info(self) -> dict[str, Any]:
+        """A new info dict for `reset` or `step`: the legal actions now as `action_mask`."""
+        return {"action_mask": self.action_masks()}
 
 
 def integer_value(value: object) -> int | None:

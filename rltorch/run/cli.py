@@ -9,9 +9,10 @@ from typing import Any
 
 from rltorch.checkpoints import load, load_checkpoint
 from rltorch.errors import RLTorchError
-from rltorch.run.envs import cli_options, hook, make_env
+from rltorch.run.envs import cli_options, exact_hooks, hook, make_env
 from rltorch.run.options import add_output_options, key_value, make_parser, parse, writable_file
 from rltorch.run.output import run_cli
+from rltorch.run.session import apply_resume
 from rltorch.run.training import add_env_options, add_learning_options, build_trainer, run_training
 from rltorch.trainers import TRAINERS
 
@@ -57,15 +58,17 @@ def _train(argv: list[str] | None, env_id: str, algorithm: str | None, descripti
         parser.add_argument("--env", default=DEFAULT_ENV, help=argparse.SUPPRESS)
         parser.add_argument("--env-option", type=key_value, action="append", help=argparse.SUPPRESS)
     args = parse(parser, argv)
+    resumed = apply_resume(args)
+    env_id = getattr(args, "env", env_id)
     algo = algorithm or args.algo
     trainer = build_trainer(algo, args, env_id)
-    return run_training(trainer, args, label=env_id.rpartition(":")[2].rpartition("/")[2])
+    return run_training(trainer, args, label=env_id.rpartition(":")[2].rpartition("/")[2], resumed=resumed)
 
 
 def evaluate(args: argparse.Namespace) -> None:
     """Print the exact figures of a checkpoint's greedy agent on the env it names."""
-    env, agent = _env_and_agent(args.checkpoint, dict(args.env_option or []))
-    report = hook(env, "exact_report")
+    env, agent, gamma = _env_and_agent(args.checkpoint, dict(args.env_option or []), args.trust)
+    _, report, describe = exact_hooks(env, gamma)
     result = report(agent) if report is not None else None
     if result is None:
         raise RLTorchError(f"{args.checkpoint} is an agent for {env.spec.id} {env.spec.kwargs or ''}, "
@@ -73,17 +76,17 @@ def evaluate(args: argparse.Namespace) -> None:
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    describe = hook(env, "format_exact_report")
     print(describe(result) if describe is not None else json.dumps(result, indent=2))
 
 
-def _env_and_agent(path: Path, overrides: dict[str, Any]) -> tuple[Any, Any]:
-    """The env a checkpoint names (with `overrides`) and the checkpoint's agent."""
-    config = load_checkpoint(path).get("config")
+def _env_and_agent(path: Path, overrides: dict[str, Any], trusted: bool) -> tuple[Any, Any, float]:
+    """The env a checkpoint names (with `overrides`), the checkpoint's agent, and its discount."""
+    config = load_checkpoint(path, trusted=trusted).get("config")
     env_id = config.get("env_id") if isinstance(config, dict) else None
     if not env_id:
         raise RLTorchError(f"{path} does not name a registered env, so it cannot be evaluated or played")
-    return make_env(env_id, {**config.get("env_kwargs", {}), **overrides}), load(path)
+    env = make_env(env_id, {**config.get("env_kwargs", {}), **overrides})
+    return env, load(path, trusted=trusted), float(config.get("gamma", 1.0))
 
 
 def play(args: argparse.Namespace) -> None:
@@ -92,7 +95,7 @@ def play(args: argparse.Namespace) -> None:
         raise RLTorchError(f"no {SHIPPED_AGENT} here (it ships with the repository); train one with "
                            "python trainers/sarsa_trainer.py --values afterstate --seat both "
                            "--checkpoint checkpoints/play_tictactoe.pt, or pass --checkpoint")
-    env, agent = _env_and_agent(args.checkpoint, {})
+    env, agent, _ = _env_and_agent(args.checkpoint, {}, args.trust)
     game = hook(env, "play_in_terminal")
     if game is None:
         raise RLTorchError(f"{env.spec.id} has no terminal game")
@@ -106,19 +109,24 @@ def build_parser() -> argparse.ArgumentParser:
     """The `evaluate`, `play` and `plot` subcommands (`train` has its own parser)."""
     parser = make_parser("rltorch: train, evaluate exactly, play, and plot TensorBoard runs.", prog="rltorch")
     commands = parser.add_subparsers(dest="command", required=True, metavar="{train,evaluate,play,plot}")
-    commands.add_parser("train", help="train on any registered env (rltorch train --help)", add_help=False)
+    commands.add_parser("train", help="train on any registered env (rltorch train --help)", add_help=False,
+                        allow_abbrev=False)
     evaluate_cmd = commands.add_parser("evaluate", help="exact figures of a checkpoint's greedy agent",
-                                       formatter_class=parser.formatter_class)
+                                       formatter_class=parser.formatter_class, allow_abbrev=False)
     evaluate_cmd.add_argument("checkpoint", type=Path, help="a checkpoint written by a trainer")
     evaluate_cmd.add_argument("--env-option", type=key_value, action="append", metavar="KEY=VALUE",
                               help="override an env option, e.g. seat=X")
     evaluate_cmd.add_argument("--json", action="store_true", help="print JSON instead of text")
+    evaluate_cmd.add_argument("--trust", action="store_true",
+                              help="also open a whole-module (pickled) file: it can run code, so only one you trust")
     play_cmd = commands.add_parser("play", help="play a trained agent in the terminal (tic-tac-toe)",
-                                   formatter_class=parser.formatter_class)
+                                   formatter_class=parser.formatter_class, allow_abbrev=False)
     play_cmd.add_argument("--checkpoint", type=Path, default=SHIPPED_AGENT, help="the agent to play against")
     play_cmd.add_argument("--seat", choices=("X", "O"), help="your mark (asked when omitted)")
+    play_cmd.add_argument("--trust", action="store_true",
+                          help="also open a whole-module (pickled) file: it can run code, so only one you trust")
     plot_cmd = commands.add_parser("plot", help="plot runs' scalars side by side from their event files",
-                                   formatter_class=parser.formatter_class)
+                                   formatter_class=parser.formatter_class, allow_abbrev=False)
     plot_cmd.add_argument("runs", nargs="+", type=Path, help="run folders (each holding an events file)")
     plot_cmd.add_argument("--tags", nargs="+", default=["eval/mean_return"], help="scalar tags to plot")
     plot_cmd.add_argument("--labels", nargs="+", help="legend labels, one per run (default: folder names)")

@@ -4,9 +4,11 @@ An env may offer (all optional): `legal_actions()`; `afterstate(state, action)` 
 keys); `is_game = True` (wins, draws and losses are counted by the sign of the return);
 `cli_options` (a dict of option name to argparse keywords: they become `--name` options of `train`);
 `encoder()` (features for networks); `exact_scalars(agent)`, `exact_report(agent)` and
-`format_exact_report(report)` (exact figures); `evaluation_env()` (the env tests and evaluations
-play, when not a copy of the training env); `start_states()` (for exploring starts);
-`refresh_opponent(value_fn, keys, episodes_done)` (self-play); `play_in_terminal(agent)`.
+`format_exact_report(report)` (exact figures; without them, an env with a finite model, its own
+`model()` or Gymnasium's toy-text `P`, gets the generic ones of `rltorch.mdp.evaluation`);
+`evaluation_env()` (the env tests and evaluations play, when not a copy of the training env);
+`start_states()` (for exploring starts); `refresh_opponent(value_fn, keys, episodes_done)`
+(self-play); `play_in_terminal(agent)`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from gymnasium.envs.registration import load_env_creator
 
 import rltorch.envs  # noqa: F401  (registers rltorch's envs)
 from rltorch.errors import RLTorchError
+from rltorch.mdp import model_of
+from rltorch.mdp.evaluation import ModelEvaluation, format_model_report
 
 
 def split_env_id(env_id: str) -> str:
@@ -54,8 +58,8 @@ def make_env(env_id: str, kwargs: dict[str, Any] | None = None) -> gym.Env:
     try:
         env = gym.make(plain, disable_env_checker=True, **(kwargs or {}))
         observation, _ = env.reset(seed=0)
-    except (gym.error.Error, TypeError, ValueError) as error:
-        raise RLTorchError(f"cannot make env {env_id!r} with {kwargs or {}}: {error}") from None
+    except Exception as error:  # the env's constructor is anyone's code: report what it raised, in one line
+        raise RLTorchError(f"cannot make env {env_id!r} with {kwargs or {}}: {type(error).__name__}: {error}") from None
     try:
         hash(observation)
     except TypeError:
@@ -67,6 +71,18 @@ def make_env(env_id: str, kwargs: dict[str, Any] | None = None) -> gym.Env:
 def hook(env: gym.Env, name: str) -> Any:
     """The env's optional method or attribute `name`, or None."""
     return getattr(env.unwrapped, name, None)
+
+
+def exact_hooks(env: gym.Env, gamma: float) -> tuple[Any, Any, Any]:
+    """The env's exact scalars, report and report formatter: its own, or the generic ones from its finite model."""
+    own = hook(env, "exact_scalars"), hook(env, "exact_report"), hook(env, "format_exact_report")
+    if own[0] is not None:
+        return own
+    model = model_of(env)
+    if model is None:
+        return None, None, None
+    evaluation = ModelEvaluation(model, gamma)
+    return evaluation, evaluation.report, format_model_report
 
 
 def evaluation_env(env: gym.Env, env_id: str, kwargs: dict[str, Any]) -> gym.Env:

@@ -8,7 +8,7 @@ import math
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -24,10 +24,18 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return f"{text} (default: {shown})"
 
 
-def make_parser(description: str | None, **kwargs: Any) -> argparse.ArgumentParser:
-    """An ArgumentParser with the shared formatter and no prefix abbreviations of option names."""
-    return argparse.ArgumentParser(description=description, formatter_class=HelpFormatter, allow_abbrev=False,
-                                   **kwargs)
+class ArgumentParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line on stderr (and exit status 2), never a usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print `prog: error: message (see --help)` and exit with status 2."""
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def make_parser(description: str | None, **kwargs: Any) -> ArgumentParser:
+    """An ArgumentParser with the shared formatter, one-line errors and no prefix abbreviations of option names."""
+    kwargs.setdefault("formatter_class", HelpFormatter)
+    return ArgumentParser(description=description, allow_abbrev=False, **kwargs)
 
 
 def _number(text: str) -> float:
@@ -46,6 +54,14 @@ def _whole(text: str, minimum: int) -> int:
     value = _number(text)
     if value != int(value) or value < minimum:
         raise argparse.ArgumentTypeError(f"must be a whole number >= {minimum}, got {text!r}")
+    return int(value)
+
+
+def integer(text: str) -> int:
+    """Parse a whole number (1e3 accepted)."""
+    value = _number(text)
+    if value != int(value):
+        raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}")
     return int(value)
 
 
@@ -150,6 +166,21 @@ def add_output_options(
     output.add_argument("--checkpoint", type=writable_file, help="checkpoint path (default: checkpoints/<run>.pt)")
     output.add_argument("--json", type=writable_file, help="write the final metrics to this JSON file")
     output.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    output.add_argument("--resume", type=existing_file, metavar="CKPT",
+                        help="continue this checkpoint's run (its settings, run folder and checkpoint) up to "
+                             "--episodes in all")
+    output.add_argument("--overwrite", action="store_true",
+                        help="allow writing into an existing run folder or over an existing checkpoint")
+
+
+def existing_file(text: str) -> Path:
+    """A path to an existing file."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{path} is a directory, not a file")
+    if not path.exists():
+        raise argparse.ArgumentTypeError(f"{path} does not exist")
+    return path
 
 
 def parse(parser: argparse.ArgumentParser, argv: list[str] | None, check: Callable[[Any], None] | None = None) -> Any:

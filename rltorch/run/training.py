@@ -17,8 +17,10 @@ from rltorch.errors import RLTorchError
 from rltorch.keys import AfterstateKeys, StateActionKeys
 from rltorch.logger import TensorBoardLogger
 from rltorch.policies import make_schedule
-from rltorch.run.envs import evaluation_env, hook, make_env
+from rltorch.run.envs import evaluation_env, exact_hooks, hook, make_env
 from rltorch.run.options import (
+    finite_float,
+    integer,
     non_negative_int,
     positive_float,
     positive_int,
@@ -26,6 +28,7 @@ from rltorch.run.options import (
     unit_float,
 )
 from rltorch.run.output import StopSignals, run_name, write_json
+from rltorch.run.session import check_new_run, checkpoint_lock, run_settings
 from rltorch.trainers import TRAINERS, Trainer
 from rltorch.values import QNetwork, QTable, ValueFunction, VNetwork, VTable
 from rltorch.values.encoders import space_encoder
@@ -54,6 +57,11 @@ def add_learning_options(parser: argparse.ArgumentParser, algorithm: str | None)
         learning.add_argument("--batch-size", type=positive_int, default=32, help="DQN: minibatch size")
         learning.add_argument("--target-update-every", type=non_negative_int, default=0,
                               help="DQN: bootstrap from a frozen copy refreshed every K fits (0: off)")
+    if algorithm in (None, "nstep-sarsa", "nstep-expected-sarsa"):
+        learning.add_argument("--n", type=positive_int, default=4, help="n-step methods: steps before bootstrapping")
+    if algorithm in (None, "dyna-q"):
+        learning.add_argument("--planning-steps", type=non_negative_int, default=5,
+                              help="Dyna-Q: planning updates from the learned model after each real step")
     if algorithm in (None, "mc", "mc-es"):
         learning.add_argument("--every-visit", action="store_true", help="MC: every-visit instead of first-visit")
         learning.add_argument("--sample-average", action="store_true", help="MC: step 1/N(key) instead of --alpha")
@@ -71,7 +79,9 @@ def add_env_options(parser: argparse.ArgumentParser, options: dict[str, dict[str
     """The env's own options (`cli_options`) as `--name` flags."""
     if options:
         group = parser.add_argument_group("environment")
+        checked = {float: finite_float, int: integer}  # plain Python types become rltorch's checked ones
         for name, keywords in options.items():
+            keywords = {**keywords, "type": checked.get(keywords.get("type"), keywords.get("type"))}
             group.add_argument(f"--{name.replace('_', '-')}", dest=f"env__{name}", **keywords)
 
 
@@ -118,6 +128,10 @@ def algorithm_options(algorithm: str, args: argparse.Namespace, env: Any, env_id
     if algorithm == "qlearning":
         return {"replay_size": args.replay_size, "batch_size": args.batch_size,
                 "target_update_every": args.target_update_every}
+    if algorithm.startswith("nstep-"):
+        return {"n": args.n}
+    if algorithm == "dyna-q":
+        return {"planning_steps": args.planning_steps}
     if algorithm in ("mc", "mc-es"):
         options: dict[str, Any] = {"first_visit": not args.every_visit}
         if algorithm == "mc-es":
@@ -139,7 +153,7 @@ def build_trainer(algorithm: str, args: argparse.Namespace, env_id: str) -> Trai
         schedule = make_schedule(args.epsilon_schedule, args.epsilon_start, args.epsilon_final, args.epsilon_decay)
     except ValueError as error:
         raise RLTorchError(str(error)) from None
-    exact = hook(env, "exact_scalars")
+    exact, _, _ = exact_hooks(env, args.gamma)
     try:
         return TRAINERS[algorithm](
             env, build_value_fn(args, env, algorithm), keys=build_keys(args, env, env_id), gamma=args.gamma,
@@ -151,34 +165,43 @@ def build_trainer(algorithm: str, args: argparse.Namespace, env_id: str) -> Trai
 
 
 def run_training(
-    trainer: Trainer, args: argparse.Namespace, label: str, finish: Callable[[Trainer], dict] | None = None
+    trainer: Trainer, args: argparse.Namespace, label: str, finish: Callable[[Trainer], dict] | None = None,
+    resumed: dict | None = None,
 ) -> int:
     """Train, test, evaluate exactly, save and report: the one run path every trainer script takes.
 
-    `finish(trainer)` may add figures of a study's own to the metrics after training. SIGINT and
-    SIGTERM stop training at the next episode boundary; what was learned is saved and the exit
-    status is 130 or 143. Returns the exit status.
+    `resumed` is the checkpoint of `--resume` (see `apply_resume`): the trainer continues from it up to
+    `--episodes` in all, logging into the same run folder. `finish(trainer)` may add figures of a
+    study's own to the metrics after training. SIGINT and SIGTERM stop training at the next episode
+    boundary; what was learned is saved and the exit status is 130 or 143. Returns the exit status.
     """
     name = args.run_name or run_name(label, trainer.algorithm, trainer.seed)
     checkpoint = args.checkpoint or Path("checkpoints") / f"{name}.pt"
-    trainer.logger = logger = TensorBoardLogger(args.log_dir / name)
-    logger.hyperparameters({**{k: str(v) for k, v in vars(args).items()}, **trainer.config()})
-    refresh = hook(trainer.env, "refresh_opponent")
-    callback = (lambda t: refresh(t.value_fn, t.keys, t.episodes_done)) if refresh is not None else None
-    signals = StopSignals(lambda: setattr(trainer, "stop_requested", True))
-    start = time.perf_counter()
-    with signals.active():
-        trainer.train(args.episodes, log_every=args.log_every, eval_every=args.eval_every,
-                      eval_games=args.eval_games, progress=not args.no_progress, callback=callback)
-        seconds = time.perf_counter() - start
-        save_checkpoint(checkpoint, trainer.checkpoint())
-        metrics = final_metrics(trainer, args, seconds, finish(trainer) if finish is not None else {})
-        logger.close()
+    check_new_run(args.log_dir / name, checkpoint, args)
+    if resumed is not None:
+        trainer.restore(resumed)
+    with checkpoint_lock(checkpoint):
+        trainer.logger = logger = TensorBoardLogger(args.log_dir / name)
+        logger.hyperparameters({**{k: str(v) for k, v in vars(args).items()}, **trainer.config()})
+        refresh = hook(trainer.env, "refresh_opponent")
+        callback = (lambda t: refresh(t.value_fn, t.keys, t.episodes_done)) if refresh is not None else None
+        signals = StopSignals(lambda: setattr(trainer, "stop_requested", True))
+        more = args.episodes - trainer.episodes_done if resumed is not None else args.episodes
+        first, start = trainer.episodes_done, time.perf_counter()
+        with signals.active():
+            trainer.train(max(more, 0), log_every=args.log_every, eval_every=args.eval_every,
+                          eval_games=args.eval_games, progress=not args.no_progress, callback=callback)
+            seconds = time.perf_counter() - start
+            save_checkpoint(checkpoint, {**trainer.checkpoint(), "run": run_settings(args, name)})
+            extra = {"episodes_this_run": trainer.episodes_done - first, **(finish(trainer) if finish else {})}
+            metrics = final_metrics(trainer, args, seconds, extra)
+            logger.close()
     metrics.update(checkpoint=str(checkpoint), log_dir=str(logger.log_dir), stopped_by_signal=signals.received)
     write_json(metrics, args.json)
     print(format_metrics(trainer, metrics))
     if signals.received:
-        print(f"stopped by a signal after {trainer.episodes_done:,} episodes; saved to {checkpoint}")
+        print(f"stopped by a signal after {trainer.episodes_done:,} episodes; saved to {checkpoint} "
+              f"(continue with --resume {checkpoint})")
     return signals.exit_status
 
 
@@ -186,13 +209,14 @@ def final_metrics(trainer: Trainer, args: argparse.Namespace, seconds: float, ex
     """The run's figures: speed, the final greedy test, table size and the exact report."""
     games = getattr(args, "test_games", 0)
     stats = trainer.test(games) if games else None
-    report, reachable = hook(trainer.env, "exact_report"), hook(trainer.env, "reachable_keys")
+    _, report, _ = exact_hooks(trainer.env, trainer.gamma)
+    reachable = hook(trainer.env, "reachable_keys")
     metrics: dict[str, Any] = {
         "env": trainer.config()["env_id"] or trainer.config()["env"],
         "algorithm": trainer.algorithm,
         "episodes": trainer.episodes_done,
         "seconds": round(seconds, 3),
-        "episodes_per_second": round(trainer.episodes_done / max(seconds, 1e-9), 1),
+        "episodes_per_second": round(extra["episodes_this_run"] / max(seconds, 1e-9), 1),
         "table_size": len(trainer.value_fn) if hasattr(trainer.value_fn, "__len__") else None,
         **extra,
     }
@@ -211,8 +235,10 @@ def final_metrics(trainer: Trainer, args: argparse.Namespace, seconds: float, ex
 
 def format_metrics(trainer: Trainer, metrics: dict[str, Any]) -> str:
     """The report a person reads at the end of a run."""
-    lines = [f"{metrics['episodes']:,} episodes in {metrics['seconds']:.1f} s "
-             f"({metrics['episodes_per_second']:,.0f} episodes/s)"]
+    resumed = metrics["episodes"] - metrics["episodes_this_run"]
+    lines = [f"{metrics['episodes_this_run']:,} episodes in {metrics['seconds']:.1f} s "
+             f"({metrics['episodes_per_second']:,.0f} episodes/s)"
+             + (f", {metrics['episodes']:,} in all after resuming at {resumed:,}" if resumed else "")]
     if "test_episodes" in metrics:
         line = (f"test, {metrics['test_episodes']:,} greedy episodes: mean return {metrics['test_mean_return']:.3f}, "
                 f"mean length {metrics['test_mean_length']:.1f}")
@@ -226,7 +252,7 @@ def format_metrics(trainer: Trainer, metrics: dict[str, Any]) -> str:
         lines.append("figures: " + ", ".join(f"{key.replace('_', ' ')} {_short(value)}"
                                              for key, value in metrics["figures"].items()))
     if metrics["exact"] is not None:
-        describe = hook(trainer.env, "format_exact_report")
+        describe = exact_hooks(trainer.env, trainer.gamma)[2]
         lines.append("exact evaluation of the greedy policy:")
         lines.append(describe(metrics["exact"]) if describe is not None else str(metrics["exact"]))
     lines.append(f"checkpoint: {metrics['checkpoint']}")

@@ -2,22 +2,31 @@
 
 from rltorch.trainers.base import Trainer
 from rltorch.trainers.mc import MCExploringStarts, MCPrediction, MCTrainer, MonteCarloTrainer
+from rltorch.trainers.nstep import NStepExpectedSARSATrainer, NStepSARSATrainer, NStepTD, NStepTDPrediction
 from rltorch.trainers.offpolicy import OffPolicyMCControl, OffPolicyMCPrediction
+from rltorch.trainers.planning import DynaQTrainer
+from rltorch.trainers.prediction import PolicyPrediction, TDPrediction
 from rltorch.trainers.replay import ReplayBuffer
 from rltorch.trainers.stats import EpisodeStats, Outcomes
-from rltorch.trainers.td import QLearningTrainer, SARSATrainer
+from rltorch.trainers.td import DoubleQLearningTrainer, ExpectedSARSATrainer, QLearningTrainer, SARSATrainer
 
 # The control algorithms `python -m rltorch train --algo NAME` offers (prediction needs a policy to evaluate).
 TRAINERS = {
     "sarsa": SARSATrainer,
     "qlearning": QLearningTrainer,
+    "expected-sarsa": ExpectedSARSATrainer,
+    "double-qlearning": DoubleQLearningTrainer,
+    "nstep-sarsa": NStepSARSATrainer,
+    "nstep-expected-sarsa": NStepExpectedSARSATrainer,
+    "dyna-q": DynaQTrainer,
     "mc": MCTrainer,
     "mc-es": MCExploringStarts,
     "mc-offpolicy": OffPolicyMCControl,
 }
 
 __all__ = [
-    "TRAINERS", "EpisodeStats", "MCExploringStarts", "MCPrediction", "MCTrainer", "MonteCarloTrainer",
-    "OffPolicyMCControl", "OffPolicyMCPrediction", "Outcomes", "QLearningTrainer", "ReplayBuffer", "SARSATrainer",
-    "Trainer",
+    "TRAINERS", "DoubleQLearningTrainer", "DynaQTrainer", "EpisodeStats", "ExpectedSARSATrainer", "MCExploringStarts",
+    "MCPrediction", "MCTrainer", "MonteCarloTrainer", "NStepExpectedSARSATrainer", "NStepSARSATrainer", "NStepTD",
+    "NStepTDPrediction", "OffPolicyMCControl", "OffPolicyMCPrediction", "Outcomes", "PolicyPrediction",
+    "QLearningTrainer", "ReplayBuffer", "SARSATrainer", "TDPrediction", "Trainer",
 ]

@@ -105,6 +105,12 @@ class Trainer:
         index = greedy(self.value_fn.values(keys), rng)
         return legal[index], keys[index]
 
+    def choose_among(self, legal: list[int], keys: list[Hashable], epsilon: float) -> tuple[int, Hashable]:
+        """`choose` for a caller that already holds the state's legal actions and their keys (same draws)."""
+        rng = self.rng
+        index = rng.randrange(len(legal)) if rng.random() < epsilon else greedy(self.value_fn.values(keys), rng)
+        return legal[index], keys[index]
+
     def uses_epsilon(self) -> bool:
         """Whether the schedule's epsilon drives the actions (and so is logged); a fixed policy's trainer says no."""
         return True

@@ -1,14 +1,22 @@
-"""Temporal-difference trainers: SARSA and Q-learning, each in the book's order of steps."""
+"""Temporal-difference trainers: SARSA, Q-learning, Expected SARSA and Double Q-learning, in the book's order."""
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
+from typing import Any
 
-from rltorch.targets import q_learning_target, sarsa_target
+from rltorch.targets import (
+    double_q_learning_target,
+    epsilon_greedy_probabilities,
+    expected_sarsa_target,
+    q_learning_target,
+    sarsa_target,
+)
 from rltorch.trainers.base import Trainer
 from rltorch.trainers.replay import ReplayBuffer, Transition
 from rltorch.values.base import ValueFunction
+from rltorch.values.double import DoubleQ
 
 
 class SARSATrainer(Trainer):
@@ -70,8 +78,9 @@ class QLearningTrainer(Trainer):
 
     def run_episode(self, epsilon: float) -> float:
         """Play one episode, updating after every step."""
-        env = self.env
-        state, _ = env.reset()
+        if self.replay is None and self.target_fn is self.value_fn:
+            return self._run_plain_episode(epsilon)
+        state, _ = self.env.reset()
         total = 0.0
         while True:
             action, key = self.choose(state, epsilon)
@@ -79,6 +88,28 @@ class QLearningTrainer(Trainer):
             total += reward
             next_keys = [] if terminated else self.keys(state, self.legal_actions())
             self.learn_transition((key, reward, terminated, next_keys))
+            if terminated or truncated:
+                return total
+
+    def _run_plain_episode(self, epsilon: float) -> float:
+        """The same episode without replay or a target copy, with the per-step lookups bound once (for speed)."""
+        keys, legal_actions, values, gamma = self.keys, self.legal_actions, self.value_fn.values, self.gamma
+        learn, choose_among = self.learn, self.choose_among
+        state, _ = self.env.reset()
+        legal = legal_actions()
+        state_keys = keys(state, legal)
+        total = 0.0
+        while True:
+            action, key = choose_among(legal, state_keys, epsilon)
+            state, reward, terminated, truncated, _ = self.step(action)
+            total += reward
+            next_values: list[float] | tuple = ()
+            if not terminated:
+                legal = legal_actions()
+                state_keys = keys(state, legal)
+                next_values = values(state_keys)
+            learn(key, q_learning_target(reward, next_values, gamma, terminated))
+            self.fits += 1
             if terminated or truncated:
                 return total
 
@@ -124,3 +155,61 @@ class QLearningTrainer(Trainer):
         replay = self.replay.transitions.maxlen if self.replay else 0
         return {**super().config(), "replay_size": replay, "batch_size": self.batch_size,
                 "target_update_every": self.target_update_every}
+
+
+class ExpectedSARSATrainer(Trainer):
+    """Expected SARSA (section 6.6): update Q(S, A) toward R + gamma sum_a pi(a|S') Q(S', a), pi epsilon-greedy."""
+
+    algorithm = "expected-sarsa"
+
+    def run_episode(self, epsilon: float) -> float:
+        """Play one episode: choose A in S, take it, update toward the expectation under this episode's epsilon."""
+        state, _ = self.env.reset()
+        total = 0.0
+        while True:
+            action, key = self.choose(state, epsilon)
+            state, reward, terminated, truncated, _ = self.step(action)
+            total += reward
+            self.learn(key, self.expected_target(reward, state, terminated, epsilon))
+            if terminated or truncated:
+                return total
+
+    def expected_target(self, reward: float, next_state: Hashable, terminated: bool, epsilon: float) -> float:
+        """R + gamma sum_a pi(a|S') Q(S', a) over the legal a in S' (ties share the greedy mass), or R at the end."""
+        if terminated:
+            return reward
+        values = self.state_values(next_state)
+        return expected_sarsa_target(reward, values, epsilon_greedy_probabilities(values, epsilon), self.gamma, False)
+
+
+class DoubleQLearningTrainer(Trainer):
+    """Double Q-learning (section 6.7): a fair coin picks Q1 or Q2 to update, the other valuing the picked one's argmax.
+
+    The value function is a `DoubleQ` (any other table or network is paired with a fresh one of its kind):
+    acting is epsilon-greedy in Q1 + Q2. Over two networks this is Double DQN kept simple (see `DoubleQ`).
+    """
+
+    algorithm = "double-qlearning"
+
+    def __init__(self, env: Any, value_fn: ValueFunction, *args: Any, **kwargs: Any) -> None:
+        super().__init__(env, value_fn if isinstance(value_fn, DoubleQ) else DoubleQ.pair(value_fn), *args, **kwargs)
+
+    def run_episode(self, epsilon: float) -> float:
+        """Play one episode, updating one of the two estimates after every step."""
+        state, _ = self.env.reset()
+        total = 0.0
+        while True:
+            action, key = self.choose(state, epsilon)
+            state, reward, terminated, truncated, _ = self.step(action)
+            total += reward
+            self.learn_one_half(key, reward, [] if terminated else self.keys(state, self.legal_actions()), terminated)
+            if terminated or truncated:
+                return total
+
+    def learn_one_half(self, key: Hashable, reward: float, next_keys: list[Hashable], terminated: bool) -> None:
+        """Heads (probability 1/2): Q1(S,A) moves toward R + gamma Q2(S', argmax_a Q1(S', a)); tails: the mirror."""
+        index = 0 if self.rng.random() < 0.5 else 1
+        own, other = self.value_fn.parts[index], self.value_fn.parts[1 - index]
+        own_values, other_values = (own.values(next_keys), other.values(next_keys)) if next_keys else ((), ())
+        target = double_q_learning_target(reward, own_values, other_values, self.gamma, terminated)
+        self._td_errors.append(self.value_fn.update_part(index, key, target))

@@ -20,6 +20,7 @@ from rltorch.errors import RLTorchError
 from rltorch.policies import ConstantSchedule
 from rltorch.run.options import add_output_options, make_parser, non_negative_int, positive_int, unit_float
 from rltorch.run.output import run_cli
+from rltorch.run.session import apply_resume
 from rltorch.run.training import run_training
 
 from chapter5_methods import METHODS, make_trainer
@@ -113,6 +114,7 @@ def build(args: argparse.Namespace) -> Any:
 
 def train(args: argparse.Namespace) -> int:
     """Build the trainer (before any file is made), then take the shared run path with the study's figures."""
+    resumed = apply_resume(args)
     trainer = build(args)
     history = trainer.exact_eval = EvaluationHistory(trainer.exact_eval, trainer)
 
@@ -125,7 +127,7 @@ def train(args: argparse.Namespace) -> int:
         return {"method": args.method, "figures": {**last, **milestones}, **last, **milestones}
 
     label = "Blackjack-v1" if args.env == "gymnasium" else "Blackjack-v0"
-    return run_training(trainer, args, label=label, finish=figures)
+    return run_training(trainer, args, label=label, finish=figures, resumed=resumed)
 
 
 def main(argv: list[str] | None = None) -> int:

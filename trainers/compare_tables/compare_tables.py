@@ -60,8 +60,8 @@ def summarize(runs: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run both table kinds over the seeds and print the Markdown table."""
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options."""
     parser = make_parser(__doc__)
     parser.add_argument("--episodes", type=positive_int, default=100_000, help="training episodes per run")
     parser.add_argument("--seeds", type=positive_int, default=5, help="seeds 0..n-1 for each table kind")
@@ -70,7 +70,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gamma", type=unit_float, default=0.9, help="discount factor")
     parser.add_argument("--seat", choices=("X", "O"), default="X", help="the learner's seat")
     parser.add_argument("--json", type=writable_file, help="write every run's figures to this file")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run both table kinds over the seeds and print the Markdown table."""
+    args = build_parser().parse_args(argv)
     jobs = [(kind, seed) for seed in range(args.seeds) for kind in KINDS]
     runs = [run_one(kind, seed, args) for kind, seed in tqdm(jobs, unit="run")]
     print(summarize(runs))

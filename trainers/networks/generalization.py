@@ -10,6 +10,7 @@ exact figures of the network and of a table trained the same way.
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 import torch
@@ -42,15 +43,20 @@ def random_move_share(positions: list) -> float:
     return sum(len(optimal_moves(p)) / len(legal_moves(p)) for p in positions) / max(len(positions), 1)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Train the network and the table, then compare them on the unseen positions."""
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options."""
     parser = make_parser(__doc__)
     parser.add_argument("--episodes", type=positive_int, default=1500, help="training episodes for each learner")
     parser.add_argument("--hidden", type=positive_int, nargs="+", default=[64], help="hidden layer widths")
     parser.add_argument("--lr", type=positive_float, default=3e-3, help="Adam learning rate")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="seed")
     parser.add_argument("--json", type=writable_file, help="write the figures here")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Train the network and the table, then compare them on the unseen positions."""
+    args = build_parser().parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(1)
     network = VNetwork(BoardEncoder(), args.hidden, args.lr)

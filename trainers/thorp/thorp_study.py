@@ -23,7 +23,14 @@ from tqdm import tqdm
 from rltorch.checkpoints import load_checkpoint, save_checkpoint
 from rltorch.errors import RLTorchError
 from rltorch.logger import TensorBoardLogger
-from rltorch.run.options import make_parser, non_negative_int, positive_int, writable_file, writable_folder
+from rltorch.run.options import (
+    existing_file,
+    make_parser,
+    non_negative_int,
+    positive_int,
+    writable_file,
+    writable_folder,
+)
 from rltorch.run.output import StopSignals, print_json, run_cli, run_name
 from rltorch.run.plots import save_png
 
@@ -83,14 +90,6 @@ def log_policy(logger: TensorBoardLogger, policy: LearnedPolicy, step: int) -> N
 
 class StopAfterBatch(Exception):
     """A signal asked the batched engine to stop; raised after a whole batch, so the table is consistent."""
-
-
-def existing_file(text: str) -> Path:
-    """A path to an existing file."""
-    path = Path(text)
-    if not path.is_file():
-        raise argparse.ArgumentTypeError(f"{path} is not a file" if path.exists() else f"{path} does not exist")
-    return path
 
 
 def train_batched(args: argparse.Namespace, logger: TensorBoardLogger,

@@ -38,7 +38,7 @@ card (and draws below 12, if the rules have them) is then dealt. Without those d
 have a hard sum from 4. Bad options are a ValueError, non-integer actions a TypeError (`rltorch.envs.actions`).
 
 Gymnasium's `Blackjack-v1` (natural=False, sab=False) is `player_draws_below_12=False` here.
-Every card comes through `_draw`, which returns a rank.
+Every card comes through `_draw`, which returns a rank. Every info holds `action_mask`, [1, 1] (`hooks.py`).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ import gymnasium as gym
 from gymnasium import spaces
 
 from rltorch.envs.actions import as_action, integer_option, integer_options, reset_options
-from rltorch.envs.blackjack.hooks import BlackjackHooks
+from rltorch.envs.blackjack.hooks import BOTH_ACTIONS, BlackjackHooks
 from rltorch.envs.blackjack.shoe import PAIR_RULES, RANK_VALUES, SAME_RANK, Shoe, check_start, is_pair
 
 STICK, HIT = 0, 1
@@ -178,7 +178,7 @@ class BlackjackEnv(BlackjackHooks, gym.Env):
             self._deal()
         self._dealer_total = None
         self._done = False
-        return self._observation(), {"dealer_natural": True} if self._peeked_natural else {}
+        return self._observation(), self._reset_info()
 
     def _deal(self) -> None:
         """Deal two cards each from the deck or a fresh (or kept) shoe, then settle what the deal decides."""
@@ -265,7 +265,7 @@ class BlackjackEnv(BlackjackHooks, gym.Env):
                 self._cards, self._pair = min(self._cards + 1, MAX_COUNTED_CARDS), 0
             if self._sum > BLACKJACK:
                 return self._end(-1.0)
-            return self._observation(), 0.0, False, False, {}
+            return self._observation(), 0.0, False, False, {"action_mask": BOTH_ACTIONS.copy()}
         return self._end(outcome(self._sum, self._play_dealer()))
 
     def _play_dealer(self) -> int:
@@ -287,7 +287,7 @@ class BlackjackEnv(BlackjackHooks, gym.Env):
     def _end(self, reward: float) -> tuple[Observation, float, bool, bool, dict]:
         """Finish the episode with `reward`."""
         self._done = True
-        return self._observation(), reward, True, False, {}
+        return self._observation(), reward, True, False, {"action_mask": BOTH_ACTIONS.copy()}
 
     def render(self) -> str | None:
         """Return the hands as text in 'ansi' mode."""

@@ -1,14 +1,34 @@
-"""What rltorch's run layer asks of the blackjack env: its encoder and its exact evaluation (infinite deck only)."""
+"""What rltorch's run layer asks of the blackjack env: its encoder and its exact evaluation (infinite deck only).
+
+Also its action masks: both actions are always legal, so every info's `action_mask` and `action_masks()` are
+[1, 1] (`np.int8`), a new array each time (see `rltorch.envs.actions`).
+"""
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
+
+from rltorch.envs.actions import action_mask
+
+BOTH_ACTIONS = action_mask((0, 1), 2)  # read-only template: stick (0) and hit (1) are always legal
 
 
 class BlackjackHooks:
     """Mixed into `BlackjackEnv`: features for networks, and the DP oracle's figures for a greedy agent."""
 
     is_game = True  # returns are +1 win (or the natural payout), 0 draw, -1 loss
+
+    def action_masks(self) -> np.ndarray:
+        """Both actions legal, as a fresh `np.int8` vector [1, 1] (sb3-contrib's MaskablePPO hook)."""
+        return BOTH_ACTIONS.copy()
+
+    def _reset_info(self) -> dict[str, Any]:
+        """`reset`'s info: the action mask, and `dealer_natural` when the dealer's peek found one."""
+        if self._peeked_natural:
+            return {"dealer_natural": True, "action_mask": BOTH_ACTIONS.copy()}
+        return {"action_mask": BOTH_ACTIONS.copy()}
 
     def encoder(self) -> Any:
         """One-hot sum, one-hot dealer card and the ace flag (the book's 3-tuple observation only)."""

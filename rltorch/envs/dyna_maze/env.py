@@ -12,7 +12,8 @@ The shortest path from the start to the goal takes 14 steps.
 Observation: `(row, col)` as a tuple of plain ints. Action: an int (any integer-like value: a
 Python int, a numpy integer or an integral float); anything else raises TypeError, an action out
 of range ValueError, and so does a step after the episode ended.
-`reset(options={"state": (row, col)})` starts from any free cell except the goal.
+`reset(options={"state": (row, col)})` starts from any free cell except the goal. Infos hold `action_mask`:
+the four moves while the episode runs, none after it, like `legal_actions()` (`rltorch.envs.actions`).
 The exact model is `env.model()`, a deterministic `FiniteModel` whose states are the free cells
 other than the goal.
 """
@@ -25,7 +26,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
-from rltorch.envs.actions import as_action
+from rltorch.envs.actions import ActionMasks, as_action
 from rltorch.mdp.model import FiniteModel, Transition
 
 ENV_ID = "rltorch/DynaMaze-v0"
@@ -53,7 +54,7 @@ def moved(cell: Cell, action: int) -> Cell:
     return target if is_free(target) else cell
 
 
-class DynaMazeEnv(gym.Env):
+class DynaMazeEnv(ActionMasks, gym.Env):
     """The Dyna maze: find the goal past the obstacles, rewarded +1 on arrival (rules in the module docstring)."""
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -72,7 +73,7 @@ class DynaMazeEnv(gym.Env):
         super().reset(seed=seed)
         self._cell = self._start_from(options or {})
         self._done = False
-        return self._cell, {}
+        return self._cell, self._mask_info()
 
     def _start_from(self, options: dict[str, Any]) -> Cell:
         """The start cell the options ask for: `options["state"]` (a free cell but the goal) or (2, 0)."""
@@ -104,7 +105,7 @@ class DynaMazeEnv(gym.Env):
             raise ValueError(f"action {action!r} is not one of the moves 0..{len(MOVES) - 1}")
         self._cell = moved(self._cell, value)
         self._done = self._cell == GOAL
-        return self._cell, GOAL_REWARD if self._done else 0.0, self._done, False, {}
+        return self._cell, GOAL_REWARD if self._done else 0.0, self._done, False, self._mask_info()
 
     def model(self) -> FiniteModel:
         """The exact, deterministic model: every free cell but the goal, each move's single outcome."""

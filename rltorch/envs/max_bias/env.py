@@ -14,7 +14,8 @@ The action space is Discrete(max(2, b_actions)), but only the current state's ac
 `legal_actions()` gives [0, 1] in A and 0..b_actions - 1 in B (none after the end); any other
 integer raises ValueError, and so does a step after the end. Actions may be any integer-like
 value (a Python int, a numpy integer or an integral float); anything else raises TypeError.
-`reset(options={"state": 1})` starts in B (0 is A, the default).
+`reset(options={"state": 1})` starts in B (0 is A, the default). Infos hold `action_mask`, the legal
+actions over the action space (only 0 and 1 in A; none after the end), as `rltorch.envs.actions` says.
 The exact model is `env.model()`, a `FiniteModel` with states A and B whose rewards are the
 means (B's actions carry `reward_mean`); the env samples the reward with `self.np_random.normal`.
 """
@@ -27,7 +28,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from rltorch.envs.actions import as_action
+from rltorch.envs.actions import ActionMasks, as_action
 from rltorch.mdp.model import FiniteModel, Transition
 
 ENV_ID = "rltorch/MaximizationBias-v0"
@@ -38,7 +39,7 @@ LEFT, RIGHT = 0, 1
 STATE_NAMES = ("A", "B", "terminal")
 
 
-class MaximizationBiasEnv(gym.Env):
+class MaximizationBiasEnv(ActionMasks, gym.Env):
     """Two states: A's right ends at 0, A's left leads to B, whose many actions end with a noisy -0.1 (see module)."""
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -75,7 +76,7 @@ class MaximizationBiasEnv(gym.Env):
         super().reset(seed=seed)
         self._state = self._start_from(options or {})
         self._done = False
-        return self._state, {}
+        return self._state, self._mask_info()
 
     def _start_from(self, options: dict[str, Any]) -> int:
         """The start state the options ask for: `options["state"]` (0 = A or 1 = B) or A."""
@@ -104,10 +105,10 @@ class MaximizationBiasEnv(gym.Env):
                              f"the legal actions are {legal[0]}..{legal[-1]}")
         if self._state == STATE_A and value == LEFT:
             self._state = STATE_B
-            return self._state, 0.0, False, False, {}
+            return self._state, 0.0, False, False, self._mask_info()
         reward = 0.0 if self._state == STATE_A else float(self.np_random.normal(self.reward_mean, self.reward_std))
         self._state, self._done = TERMINAL, True
-        return self._state, reward, True, False, {}
+        return self._state, reward, True, False, self._mask_info()
 
     def model(self) -> FiniteModel:
         """The exact model with mean rewards: A's LEFT to B, A's RIGHT ends at 0, B's actions end at the mean."""

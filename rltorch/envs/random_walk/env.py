@@ -15,7 +15,8 @@ of chapter 7 (`n_states=19, left_reward=-1.0`).
 Observation: the state number as a plain int, 0..n + 1 (0 and n + 1 only after the episode ended).
 Action: the int 0 (any integer-like value: a Python int, a numpy integer or an integral float);
 anything else raises TypeError, another integer ValueError, and so does a step after the end.
-`reset(options={"state": s})` starts from any non-terminal state s in 1..n.
+`reset(options={"state": s})` starts from any non-terminal state s in 1..n. Infos hold `action_mask`:
+[1] while the walk goes on, [0] after the end, like `legal_actions()` (`rltorch.envs.actions`).
 The exact model of the walk is `env.model()`, a `FiniteModel` whose states are 1..n.
 """
 
@@ -27,7 +28,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from rltorch.envs.actions import as_action
+from rltorch.envs.actions import ActionMasks, as_action
 from rltorch.mdp.model import FiniteModel, Transition
 
 ENV_ID = "rltorch/RandomWalk-v0"
@@ -38,7 +39,7 @@ ENV_KWARGS_19: dict[str, Any] = {"n_states": 19, "left_reward": -1.0}
 WALK = 0
 
 
-class RandomWalkEnv(gym.Env):
+class RandomWalkEnv(ActionMasks, gym.Env):
     """A symmetric random walk over n states with a reward at each end (rules in the module docstring)."""
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -68,7 +69,7 @@ class RandomWalkEnv(gym.Env):
         super().reset(seed=seed)
         self._state = self._start_from(options or {})
         self._done = False
-        return self._state, {}
+        return self._state, self._mask_info()
 
     def _start_from(self, options: dict[str, Any]) -> int:
         """The start state the options ask for: `options["state"]` (1..n) or the centre."""
@@ -98,12 +99,12 @@ class RandomWalkEnv(gym.Env):
             return self._end(self.left_reward)
         if self._state == self.n_states + 1:
             return self._end(self.right_reward)
-        return self._state, 0.0, False, False, {}
+        return self._state, 0.0, False, False, self._mask_info()
 
     def _end(self, reward: float) -> tuple[int, float, bool, bool, dict]:
         """Finish the episode at the current end with `reward`."""
         self._done = True
-        return self._state, reward, True, False, {}
+        return self._state, reward, True, False, self._mask_info()
 
     def model(self) -> FiniteModel:
         """The exact model: states 1..n, the one action 0, a step left or right with probability 1/2 each."""

@@ -26,7 +26,8 @@ The optimal episode takes 15 steps with the four moves and 7 with the king's mov
 Observation: `(row, col)` as a tuple of plain ints. Action: an int (any integer-like value: a
 Python int, a numpy integer or an integral float); anything else raises TypeError, an action out
 of range ValueError, and so does a step after the episode ended.
-`reset(options={"state": (row, col)})` starts from any cell except the goal.
+`reset(options={"state": (row, col)})` starts from any cell except the goal. Infos hold `action_mask`:
+every move while the episode runs, none after it, like `legal_actions()` (`rltorch.envs.actions`).
 The exact model is `env.model()`, a `FiniteModel` whose states are every cell but the goal.
 """
 
@@ -38,7 +39,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
-from rltorch.envs.actions import as_action
+from rltorch.envs.actions import ActionMasks, as_action
 from rltorch.mdp.model import FiniteModel, Transition
 
 ENV_ID = "rltorch/WindyGridworld-v0"
@@ -67,7 +68,7 @@ def moved(cell: Cell, action: int, push: int) -> Cell:
     return row, col
 
 
-class WindyGridworldEnv(gym.Env):
+class WindyGridworldEnv(ActionMasks, gym.Env):
     """The windy grid world: reach the goal against an upward wind (rules in the module docstring)."""
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -103,7 +104,7 @@ class WindyGridworldEnv(gym.Env):
         super().reset(seed=seed)
         self._cell = self._start_from(options or {})
         self._done = False
-        return self._cell, {}
+        return self._cell, self._mask_info()
 
     def _start_from(self, options: dict[str, Any]) -> Cell:
         """The start cell the options ask for: `options["state"]` (any cell but the goal) or (3, 0)."""
@@ -137,7 +138,7 @@ class WindyGridworldEnv(gym.Env):
         push = pushes[int(self.np_random.integers(len(pushes)))] if len(pushes) > 1 else pushes[0]
         self._cell = moved(self._cell, value, push)
         self._done = self._cell == GOAL
-        return self._cell, STEP_REWARD, self._done, False, {}
+        return self._cell, STEP_REWARD, self._done, False, self._mask_info()
 
     def model(self) -> FiniteModel:
         """The exact model: every cell but the goal, each move's (merged) outcomes under the wind."""

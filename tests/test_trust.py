@@ -1,0 +1,200 @@
+"""Trust: every bad option refused up front in one line, signals that save, exact resume, runs that never collide."""
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from rltorch.errors import RLTorchError
+from rltorch.run import options
+from rltorch.run.cli import main as cli_main
+from rltorch.run.cli import train, train_parser
+from rltorch.run.output import run_name
+from rltorch.run.session import check_new_run, checkpoint_lock
+
+import blackjack_figures
+import blackjack_mc
+import compare_tables
+import generalization
+import thorp_study
+
+ROOT = Path(__file__).resolve().parents[1]
+BAD = {  # bad values for each argument type, each with a reason it is bad
+    options.positive_int: ["0", "-1", "1.5", "inf", "x"],
+    options.non_negative_int: ["-1", "nan", "2.5", "x"],
+    options.unit_float: ["-0.1", "1.5", "nan", "x"],
+    options.step_size: ["0", "1.5", "inf"],
+    options.positive_float: ["0", "-2", "inf", "nan"],
+    options.finite_float: ["inf", "nan", "x"],
+    options.integer: ["1.5", "inf", "x"],
+    options.writable_file: ["/etc/hostname/out.json", "/proc/nope.json"],
+    options.writable_folder: ["/etc/hostname/runs"],
+    options.existing_file: ["missing.pt", "."],
+    options.key_value: ["=1", "no-equals"],
+    blackjack_mc.threshold: ["11", "23", "x"],
+    blackjack_mc.start_state: ["13,2", "22,2,1", "13,0,1", "x"],
+    blackjack_figures.episode_counts: ["0", "x", "10,-5"],
+}
+PARSERS = {  # (script, parser, arguments it needs in any case)
+    "sarsa_trainer.py": (lambda: train_parser("rltorch/TicTacToe-v0", "sarsa", "d"), []),
+    "qlearning_trainer.py": (lambda: train_parser("rltorch/TicTacToe-v0", "qlearning", "d"), []),
+    "mc_trainer.py": (lambda: train_parser("rltorch/TicTacToe-v0", "mc", "d"), []),
+    "rltorch train": (lambda: train_parser(None, None), []),
+    "network_blackjack.py": (lambda: train_parser("rltorch/Blackjack-v0", None, "d"), []),
+    "blackjack_mc.py": (blackjack_mc.build_parser, []),
+    "blackjack_figures.py": (blackjack_figures.build_parser, ["--figure", "5.1"]),
+    "thorp_study.py": (thorp_study.build_parser, []),
+    "compare_tables.py": (compare_tables.build_parser, []),
+    "generalization.py": (generalization.build_parser, []),
+}
+
+
+def bad_cases():
+    for script, (make, needed) in PARSERS.items():
+        for action in make()._actions:
+            if not action.option_strings or action.help == argparse.SUPPRESS:
+                continue
+            option = action.option_strings[-1]
+            values = BAD.get(action.type, []) + (["zzz"] if action.choices else [])
+            for value in values:
+                yield pytest.param(make, [*needed, option, value], id=f"{script} {option} {value}")
+
+
+@pytest.mark.parametrize("make, argv", list(bad_cases()))
+def test_every_bad_option_is_one_line_and_exit_2_before_any_file(make, argv, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        make().parse_args(argv)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and err.count("\n") == 1 and "error: argument" in err
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_bad_option_table_covers_every_typed_option_of_every_script():
+    typed = [(script, action.option_strings[-1]) for script, (make, _) in PARSERS.items()
+             for action in make()._actions if action.option_strings and action.type not in (None, str)]
+    uncovered = [item for item in typed if not [p for p in bad_cases() if p.id.startswith(" ".join(item) + " ")]]
+    assert typed and not uncovered
+
+
+def run(script, *args, cwd, **kwargs):
+    command = [sys.executable, "-m", "rltorch", *script.split()[1:]] if script.startswith("rltorch") else \
+        [sys.executable, str(next(ROOT.glob(f"trainers/**/{script}")))]
+    return subprocess.run([*command, *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=300,
+                          **kwargs)
+
+
+MAINS = {"sarsa_trainer.py": lambda argv: train(argv, "rltorch/TicTacToe-v0", "sarsa", "d"), "rltorch": cli_main,
+         "blackjack_mc.py": blackjack_mc.main, "thorp_study.py": thorp_study.main}
+
+
+@pytest.mark.parametrize("script, argv", [
+    ("sarsa_trainer.py", ["--opponent", "genius"]),
+    ("sarsa_trainer.py", ["--smart-p", "2", "--opponent", "smart"]),
+    ("rltorch", ["train", "--env", "FrozenLake-v1", "--values", "afterstate"]),
+    ("rltorch", ["train", "--env", "NoSuchEnv-v9"]),
+    ("rltorch", ["train", "--env", "FrozenLake-v1", "--env-option", "map_name='9x9'"]),
+    ("rltorch", ["evaluate", "."]),
+    ("rltorch", ["evaluate", "missing.pt"]),
+    ("blackjack_mc.py", ["--env", "gymnasium", "--method", "es"]),
+    ("thorp_study.py", ["--device", "cuda"] if not torch.cuda.is_available() else ["--threads", "0"]),
+])
+def test_errors_found_when_building_are_one_line_before_any_file(script, argv, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    try:
+        status = MAINS[script](argv)
+    except SystemExit as error:
+        status = error.code
+    err = capsys.readouterr().err
+    assert status in (1, 2) and err.count("\n") == 1 and "Traceback" not in err
+    assert not list(tmp_path.iterdir())
+
+
+def test_default_run_names_never_collide_even_when_started_together(tmp_path):
+    common = ["--episodes", 300, "--eval-every", 0, "--test-games", 10, "--no-progress"]
+    together = [subprocess.Popen([sys.executable, str(ROOT / "trainers" / "sarsa_trainer.py"), *map(str, common)],
+                                 cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for _ in range(2)]
+    assert [p.wait(timeout=120) for p in together] == [0, 0]
+    assert len(list((tmp_path / "checkpoints").glob("*.pt"))) == 2 and len(list((tmp_path / "runs").iterdir())) == 2
+    assert len({run_name("E", "a", 0) for _ in range(100)}) == 100
+
+
+def test_an_existing_run_folder_or_checkpoint_is_not_overwritten_without_asking(tmp_path):
+    args = argparse.Namespace(resume=None, overwrite=False)
+    check_new_run(tmp_path / "new", tmp_path / "new.pt", args)
+    (tmp_path / "run").mkdir()
+    (tmp_path / "old.pt").write_bytes(b"x")
+    with pytest.raises(RLTorchError, match="run folder .* exists"):
+        check_new_run(tmp_path / "run", tmp_path / "new.pt", args)
+    with pytest.raises(RLTorchError, match="checkpoint .* exists"):
+        check_new_run(tmp_path / "new", tmp_path / "old.pt", args)
+    check_new_run(tmp_path / "run", tmp_path / "old.pt", argparse.Namespace(resume=None, overwrite=True))
+
+
+def test_a_checkpoint_held_by_a_live_run_is_refused_and_a_dead_runs_lock_is_taken_over(tmp_path):
+    checkpoint = tmp_path / "held.pt"
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        (tmp_path / ".held.pt.lock").write_text(str(holder.pid))
+        with pytest.raises(RLTorchError, match=f"held by a live run \\(pid {holder.pid}\\)"):
+            with checkpoint_lock(checkpoint):
+                pass
+    finally:
+        holder.kill()
+        holder.wait()
+    with checkpoint_lock(checkpoint):
+        assert (tmp_path / ".held.pt.lock").read_text() == str(os.getpid())
+        other = subprocess.run([sys.executable, "-c", "from rltorch.run.session import checkpoint_lock as c\n"
+                                f"with c(__import__('pathlib').Path({str(checkpoint)!r})): pass"],
+                               capture_output=True, text=True, timeout=60)  # a second run in another process
+        assert other.returncode != 0 and "held by a live run" in other.stderr
+    assert not (tmp_path / ".held.pt.lock").exists()
+
+
+def table_of(path):
+    saved = torch.load(path, weights_only=True)
+    return saved["episodes"], saved["value_fn_state"]["_extra_state"]["table"], saved["rng_state"]
+
+
+@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_saves_a_checkpoint_that_resumes_exactly(signum, status, tmp_path):
+    total = 100_000
+    argv = [sys.executable, str(ROOT / "trainers" / "sarsa_trainer.py"), "--episodes", str(total), "--no-progress",
+            "--eval-every", "0", "--run-name", "cut"]
+    process = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not list((tmp_path / "runs" / "cut").glob("events.*")) and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    process.send_signal(signum)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == status and "Traceback" not in err and "saved to checkpoints/cut.pt" in out
+    episodes, _, _ = table_of(tmp_path / "checkpoints" / "cut.pt")
+    assert 0 < episodes < total
+    if signum == signal.SIGTERM:
+        resumed = run("sarsa_trainer.py", "--resume", "checkpoints/cut.pt", "--episodes", total, "--no-progress",
+                      cwd=tmp_path)
+        straight = run("sarsa_trainer.py", "--episodes", total, "--eval-every", 0, "--run-name", "whole",
+                       "--no-progress", cwd=tmp_path)
+        assert resumed.returncode == 0 == straight.returncode, resumed.stderr + straight.stderr
+        assert table_of(tmp_path / "checkpoints" / "cut.pt") == table_of(tmp_path / "checkpoints" / "whole.pt")
+        assert len(list((tmp_path / "runs" / "cut").glob("events.*"))) == 2  # the same run folder, continued
+
+
+def test_blackjack_resume_equals_a_straight_run(tmp_path):
+    common = ["--method", "es", "--eval-every", 0, "--no-progress"]
+    assert run("blackjack_mc.py", *common, "--episodes", 3000, "--run-name", "a", cwd=tmp_path).returncode == 0
+    assert run("blackjack_mc.py", "--resume", "checkpoints/a.pt", "--episodes", 5000, "--no-progress",
+               cwd=tmp_path).returncode == 0
+    assert run("blackjack_mc.py", *common, "--episodes", 5000, "--run-name", "b", cwd=tmp_path).returncode == 0
+    a, b = torch.load(tmp_path / "checkpoints" / "a.pt", weights_only=True), \
+        torch.load(tmp_path / "checkpoints" / "b.pt", weights_only=True)
+    assert a["episodes"] == b["episodes"] == 5000
+    assert a["value_fn_state"]["_extra_state"] == b["value_fn_state"]["_extra_state"]
+    assert a["rng_state"] == b["rng_state"] and os.path.exists(tmp_path / "runs" / "a")
