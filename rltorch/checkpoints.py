@@ -92,14 +92,14 @@ def remove_stale_temp_files(path: str | Path) -> list[Path]:
     prefix, removed = f".{path.name}.", []
     for entry in path.parent.iterdir():
         match = _TEMP_TAIL.fullmatch(entry.name[len(prefix):]) if entry.name.startswith(prefix) else None
-        if match is not None and not (match.group(1) and _process_alive(int(match.group(1)))):
+        if match is not None and not (match.group(1) and process_alive(int(match.group(1)))):
             entry.unlink(missing_ok=True)
             removed.append(entry)
     return removed
 
 
-def _process_alive(pid: int) -> bool:
-    """Whether process `pid` exists (this one counts as alive: its saves may be under way in other threads)."""
+def process_alive(pid: int) -> bool:
+    """Whether process `pid` exists (this one counts as alive; a pid not ours to signal counts as alive too)."""
     if pid == os.getpid():
         return True
     try:

@@ -1,9 +1,11 @@
 """Exact figures of a learner on any env with a finite model: the `exact/` curves every such env gets for free.
 
 The greedy policy is the one `GreedyAgent.act` plays (first best action). Its expected return is
-evaluated exactly from the start distribution, within the env's time limit when it has one
-(`model.horizon`: an episode is cut after that many steps, as `gym.make` cuts it); the optimum is
-the best return within the same limit. The RMS error compares the learned action values with the
+the return an episode scores in the env, undiscounted as Gymnasium counts it (discounted by the
+learner's gamma only where no undiscounted optimum exists), evaluated exactly from the start
+distribution within the env's time limit when it has one (`model.horizon`: an episode is cut after
+that many steps, as `gym.make` cuts it); the optimum is the best such return within the same limit.
+The RMS error compares the learned action values with the
 stationary q* (no time limit) over the states the greedy policy reaches; the agreement counts the
 reached states whose best action is clear (q* gap of at least `clear_gap`) where the greedy action
 is one of the optimal ones.
@@ -32,10 +34,15 @@ class ModelEvaluation:
         self.model, self.gamma, self.clear_gap = model, gamma, clear_gap
         try:
             self.solution: Solution = value_iteration(model, gamma)
-            limited = value_iteration(model, gamma, horizon=model.horizon) if model.horizon else self.solution
-            self.optimum = sum(p * limited.v[s] for s, p in model.start.items())
         except RLTorchError as error:
             raise RLTorchError(f"cannot solve {model.name} exactly with gamma={gamma}: {error}") from None
+        self.return_gamma = 1.0  # the return an episode scores in the env, as Gymnasium counts it
+        try:
+            limited = value_iteration(model, 1.0, horizon=model.horizon)
+        except RLTorchError:  # no undiscounted optimum (episodes need not end): score the discounted return
+            self.return_gamma = gamma
+            limited = value_iteration(model, gamma, horizon=model.horizon) if model.horizon else self.solution
+        self.optimum = sum(p * limited.v[s] for s, p in model.start.items())
         self.decision_states = [s for s in model.states if model.actions.get(s)]
 
     def greedy_choice(self, agent: Any) -> dict[Hashable, int]:
@@ -76,9 +83,9 @@ class ModelEvaluation:
         """The exact expected return of a deterministic policy; one that never ends is cut at `NEVER_ENDING_CAP`."""
         policy = deterministic_policy(choice)
         try:
-            return expected_return(self.model, policy, self.gamma, horizon=self.model.horizon)
+            return expected_return(self.model, policy, self.return_gamma, horizon=self.model.horizon)
         except RLTorchError:
-            return expected_return(self.model, policy, self.gamma, horizon=NEVER_ENDING_CAP)
+            return expected_return(self.model, policy, self.return_gamma, horizon=NEVER_ENDING_CAP)
 
     def _gap(self, state: Hashable) -> float:
         """The q* gap between the best action and the best non-optimal one (inf when every action is optimal)."""
@@ -89,13 +96,15 @@ class ModelEvaluation:
     def report(self, agent: Any) -> dict[str, Any]:
         """The scalars as a report, with the optimum and the time limit they use."""
         scalars = {key.removeprefix("exact/"): value for key, value in self(agent).items()}
-        return {"optimum": self.optimum, "horizon": self.model.horizon, "gamma": self.gamma, **scalars}
+        return {"optimum": self.optimum, "horizon": self.model.horizon, "gamma": self.gamma,
+                "return_gamma": self.return_gamma, **scalars}
 
 
 def format_model_report(report: dict[str, Any]) -> str:
     """The model report as a few lines of text."""
     limit = f" within {report['horizon']} steps" if report["horizon"] else ""
     return (f"greedy policy's exact expected return{limit} {report['expected_return']:+.5f} "
-            f"(optimum {report['optimum']:+.5f}, gap {report['return_gap']:.5f}, gamma {report['gamma']})\n"
+            f"(optimum {report['optimum']:+.5f}, gap {report['return_gap']:.5f}"
+            f"{', discounted' if report['return_gamma'] != 1 else ''})\n"
             f"agrees with an optimal action in {report['policy_agreement']:.1%} of the clear states it reaches; "
             f"RMS error of its values against q* {report['rms_error']:.4f}")

@@ -10,7 +10,7 @@ from typing import Any
 from rltorch.checkpoints import load, load_checkpoint
 from rltorch.errors import RLTorchError
 from rltorch.run.envs import cli_options, exact_hooks, hook, make_env
-from rltorch.run.options import add_output_options, key_value, make_parser, parse, writable_file
+from rltorch.run.options import add_output_options, key_value, make_parser, parse, writable_file, writable_folder
 from rltorch.run.output import run_cli
 from rltorch.run.session import apply_resume
 from rltorch.run.training import add_env_options, add_learning_options, build_trainer, run_training
@@ -105,10 +105,24 @@ def play(args: argparse.Namespace) -> None:
         print("\nbye")
 
 
+def figure(args: argparse.Namespace) -> None:
+    """Write a grid-world checkpoint's learned policy beside the exact one as PNGs."""
+    from rltorch.mdp.pictures import grid_figures
+    from rltorch.run.plots import save_png
+
+    env, agent, gamma = _env_and_agent(args.checkpoint, dict(args.env_option or []), args.trust)
+    figures = grid_figures(env, agent, gamma)
+    if not figures:
+        raise RLTorchError(f"{env.spec.id} is not a grid world with a finite model: no policy picture to draw")
+    args.out.mkdir(parents=True, exist_ok=True)
+    for tag, picture in figures.items():
+        print(f"wrote {save_png(picture, args.out / (tag.replace('/', '_') + '.png'))}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The `evaluate`, `play` and `plot` subcommands (`train` has its own parser)."""
     parser = make_parser("rltorch: train, evaluate exactly, play, and plot TensorBoard runs.", prog="rltorch")
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{train,evaluate,play,plot}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{train,evaluate,play,plot,figure}")
     commands.add_parser("train", help="train on any registered env (rltorch train --help)", add_help=False,
                         allow_abbrev=False)
     evaluate_cmd = commands.add_parser("evaluate", help="exact figures of a checkpoint's greedy agent",
@@ -131,6 +145,14 @@ def build_parser() -> argparse.ArgumentParser:
     plot_cmd.add_argument("--tags", nargs="+", default=["eval/mean_return"], help="scalar tags to plot")
     plot_cmd.add_argument("--labels", nargs="+", help="legend labels, one per run (default: folder names)")
     plot_cmd.add_argument("--out", type=writable_file, default=Path("runs") / "curves.png", help="PNG to write")
+    figure_cmd = commands.add_parser("figure", help="a grid world's learned policy and values beside the exact ones",
+                                     formatter_class=parser.formatter_class, allow_abbrev=False)
+    figure_cmd.add_argument("checkpoint", type=Path, help="a grid world's checkpoint (FrozenLake, CliffWalking, ...)")
+    figure_cmd.add_argument("--out", type=writable_folder, default=Path("runs") / "figures", help="folder for the PNGs")
+    figure_cmd.add_argument("--env-option", type=key_value, action="append", metavar="KEY=VALUE",
+                            help="override an env option")
+    figure_cmd.add_argument("--trust", action="store_true",
+                            help="also open a whole-module (pickled) file: it can run code, so only one you trust")
     return parser
 
 
@@ -146,4 +168,4 @@ def main(argv: list[str] | None = None) -> int:
         from rltorch.run.plots import plot_runs
 
         return run_cli(lambda: print(f"wrote {plot_runs(args.runs, args.tags, args.out, args.labels)}"))
-    return run_cli(lambda: evaluate(args) if args.command == "evaluate" else play(args))
+    return run_cli(lambda: {"evaluate": evaluate, "play": play, "figure": figure}[args.command](args))

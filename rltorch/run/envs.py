@@ -23,6 +23,7 @@ import rltorch.envs  # noqa: F401  (registers rltorch's envs)
 from rltorch.errors import RLTorchError
 from rltorch.mdp import model_of
 from rltorch.mdp.evaluation import ModelEvaluation, format_model_report
+from rltorch.mdp.pictures import grid_figures, log_grid_figures
 
 
 def split_env_id(env_id: str) -> str:
@@ -83,6 +84,20 @@ def exact_hooks(env: gym.Env, gamma: float) -> tuple[Any, Any, Any]:
         return None, None, None
     evaluation = ModelEvaluation(model, gamma)
     return evaluation, evaluation.report, format_model_report
+
+
+class GridImages:
+    """Exact scalars that also log the learned and exact policies of a grid world as TensorBoard images."""
+
+    def __init__(self, scalars: Any, env: gym.Env, trainer: Any) -> None:
+        self.scalars, self.env, self.trainer = scalars, env, trainer
+        self.solution = scalars.solution if isinstance(scalars, ModelEvaluation) else None
+
+    def __call__(self, agent: Any) -> dict[str, float]:
+        """The exact scalars; the grid pictures go to the trainer's logger at its episode count."""
+        figures = grid_figures(self.env, agent, self.trainer.gamma, exact=self.solution)
+        log_grid_figures(self.trainer.logger, figures, self.trainer.episodes_done)
+        return self.scalars(agent)
 
 
 def evaluation_env(env: gym.Env, env_id: str, kwargs: dict[str, Any]) -> gym.Env:

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from rltorch.checkpoints import load_checkpoint
+from rltorch.checkpoints import load_checkpoint, process_alive
 from rltorch.errors import RLTorchError
 
 # Options a resumed run takes from its command line; every other setting comes from the checkpoint.
@@ -63,7 +63,7 @@ def checkpoint_lock(checkpoint: Path) -> Iterator[None]:
             break
         except FileExistsError:
             holder = _holder(lock)
-            if holder is not None and _alive(holder):
+            if holder is not None and holder != os.getpid() and process_alive(holder):
                 raise RLTorchError(f"checkpoint {checkpoint} is held by a live run (pid {holder})") from None
             lock.unlink(missing_ok=True)  # left by a run that died
     else:
@@ -82,16 +82,3 @@ def _holder(lock: Path) -> int | None:
         return int(lock.read_text().strip())
     except (OSError, ValueError):
         return None
-
-
-def _alive(pid: int) -> bool:
-    """Whether a process with this pid exists (and is not this one)."""
-    if pid == os.getpid():
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -16,8 +16,9 @@ from rltorch.checkpoints import save_checkpoint
 from rltorch.errors import RLTorchError
 from rltorch.keys import AfterstateKeys, StateActionKeys
 from rltorch.logger import TensorBoardLogger
+from rltorch.mdp.pictures import grid_layout
 from rltorch.policies import make_schedule
-from rltorch.run.envs import evaluation_env, exact_hooks, hook, make_env
+from rltorch.run.envs import GridImages, evaluation_env, exact_hooks, hook, make_env
 from rltorch.run.options import (
     finite_float,
     integer,
@@ -182,6 +183,8 @@ def run_training(
         trainer.restore(resumed)
     with checkpoint_lock(checkpoint):
         trainer.logger = logger = TensorBoardLogger(args.log_dir / name)
+        if trainer.exact_eval is not None and grid_layout(trainer.env) is not None:
+            trainer.exact_eval = GridImages(trainer.exact_eval, trainer.env, trainer)
         logger.hyperparameters({**{k: str(v) for k, v in vars(args).items()}, **trainer.config()})
         refresh = hook(trainer.env, "refresh_opponent")
         callback = (lambda t: refresh(t.value_fn, t.keys, t.episodes_done)) if refresh is not None else None

@@ -8,12 +8,12 @@ sample averages.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
-from rltorch.agents import PolicyAgent
 from rltorch.targets import monte_carlo_returns
 from rltorch.trainers.base import Trainer
+from rltorch.trainers.prediction import PolicyPrediction
 
 Start = Hashable | Mapping[str, Any]
 
@@ -116,14 +116,13 @@ class MCExploringStarts(MonteCarloTrainer):
         return self.play_from(state, epsilon, keys, [reward])
 
 
-class MCPrediction(MonteCarloTrainer):
-    """Monte Carlo prediction (section 5.1): follow `policy` (state -> action) and learn V, keyed by the states."""
+class MCPrediction(PolicyPrediction, MonteCarloTrainer):
+    """Monte Carlo prediction (section 5.1): follow `policy` (state -> action) and learn V, keyed by the states.
+
+    With a table of constant step size this is the constant-alpha MC of the random walk (Example 6.2).
+    """
 
     algorithm = "mc-prediction"
-
-    def __init__(self, *args: Any, policy: Callable[[Hashable], int], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.policy = policy
 
     def generate_episode(self, epsilon: float) -> tuple[list[Hashable], list[float]]:
         """Play the fixed policy from a start; return the states met and the rewards."""
@@ -137,15 +136,3 @@ class MCPrediction(MonteCarloTrainer):
             rewards.append(reward)
             done = terminated or truncated
         return states, rewards
-
-    def uses_epsilon(self) -> bool:
-        """Prediction follows its policy, so no epsilon is used or logged."""
-        return False
-
-    def agent(self) -> Any:
-        """The evaluated policy with its values."""
-        return PolicyAgent(self.policy, self.value_fn)
-
-    def config(self) -> dict:
-        """The settings, with the evaluated policy."""
-        return {**super().config(), "policy": repr(self.policy)}

@@ -6,13 +6,13 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from rltorch.targets import q_learning_target
-from rltorch.trainers.base import Trainer
+from rltorch.trainers.base import OneStepTrainer
 
 # (S, A) -> (R, S', terminated, the legal actions in S'): the last outcome seen, as a deterministic model keeps it
 Outcome = tuple[float, Hashable, bool, tuple[int, ...]]
 
 
-class DynaQTrainer(Trainer):
+class DynaQTrainer(OneStepTrainer):
     """Tabular Dyna-Q (section 8.2): Q-learning on each real step, then `planning_steps` updates from the model.
 
     The model remembers the last outcome of every (S, A) met (deterministic, as the book's box assumes; on a
@@ -32,21 +32,13 @@ class DynaQTrainer(Trainer):
         self.remembered: list[tuple[Hashable, int]] = []
         self.planning_updates = 0
 
-    def run_episode(self, epsilon: float) -> float:
-        """Play one episode: (b) choose, (c) act, (d) direct Q-learning update, (e) model update, (f) planning."""
-        state, _ = self.env.reset()
-        total = 0.0
-        while True:
-            action, key = self.choose(state, epsilon)
-            next_state, reward, terminated, truncated, _ = self.step(action)
-            total += reward
-            next_legal = () if terminated else tuple(self.legal_actions())
-            self.learn(key, self.q_target(reward, next_state, terminated, next_legal))
-            self.remember(state, action, (reward, next_state, terminated, next_legal))
-            self.plan()
-            if terminated or truncated:
-                return total
-            state = next_state
+    def learn_step(self, state: Hashable, action: int, key: Hashable, reward: float, next_state: Hashable,
+                   terminated: bool, epsilon: float) -> None:
+        """After (b) choosing and (c) acting: (d) direct Q-learning update, (e) model update, (f) planning."""
+        next_legal = () if terminated else tuple(self.legal_actions())
+        self.learn(key, self.q_target(reward, next_state, terminated, next_legal))
+        self.remember(state, action, (reward, next_state, terminated, next_legal))
+        self.plan()
 
     def q_target(self, reward: float, next_state: Hashable, terminated: bool, next_legal: Sequence[int]) -> float:
         """R + gamma max_a Q(S', a) over the legal a in S', or R at the end."""

@@ -13,7 +13,7 @@ from rltorch.targets import (
     q_learning_target,
     sarsa_target,
 )
-from rltorch.trainers.base import Trainer
+from rltorch.trainers.base import OneStepTrainer, Trainer
 from rltorch.trainers.replay import ReplayBuffer, Transition
 from rltorch.values.base import ValueFunction
 from rltorch.values.double import DoubleQ
@@ -157,22 +157,15 @@ class QLearningTrainer(Trainer):
                 "target_update_every": self.target_update_every}
 
 
-class ExpectedSARSATrainer(Trainer):
+class ExpectedSARSATrainer(OneStepTrainer):
     """Expected SARSA (section 6.6): update Q(S, A) toward R + gamma sum_a pi(a|S') Q(S', a), pi epsilon-greedy."""
 
     algorithm = "expected-sarsa"
 
-    def run_episode(self, epsilon: float) -> float:
-        """Play one episode: choose A in S, take it, update toward the expectation under this episode's epsilon."""
-        state, _ = self.env.reset()
-        total = 0.0
-        while True:
-            action, key = self.choose(state, epsilon)
-            state, reward, terminated, truncated, _ = self.step(action)
-            total += reward
-            self.learn(key, self.expected_target(reward, state, terminated, epsilon))
-            if terminated or truncated:
-                return total
+    def learn_step(self, state: Hashable, action: int, key: Hashable, reward: float, next_state: Hashable,
+                   terminated: bool, epsilon: float) -> None:
+        """Update toward the expectation under this episode's epsilon."""
+        self.learn(key, self.expected_target(reward, next_state, terminated, epsilon))
 
     def expected_target(self, reward: float, next_state: Hashable, terminated: bool, epsilon: float) -> float:
         """R + gamma sum_a pi(a|S') Q(S', a) over the legal a in S' (ties share the greedy mass), or R at the end."""
@@ -182,7 +175,7 @@ class ExpectedSARSATrainer(Trainer):
         return expected_sarsa_target(reward, values, epsilon_greedy_probabilities(values, epsilon), self.gamma, False)
 
 
-class DoubleQLearningTrainer(Trainer):
+class DoubleQLearningTrainer(OneStepTrainer):
     """Double Q-learning (section 6.7): a fair coin picks Q1 or Q2 to update, the other valuing the picked one's argmax.
 
     The value function is a `DoubleQ` (any other table or network is paired with a fresh one of its kind):
@@ -194,17 +187,11 @@ class DoubleQLearningTrainer(Trainer):
     def __init__(self, env: Any, value_fn: ValueFunction, *args: Any, **kwargs: Any) -> None:
         super().__init__(env, value_fn if isinstance(value_fn, DoubleQ) else DoubleQ.pair(value_fn), *args, **kwargs)
 
-    def run_episode(self, epsilon: float) -> float:
-        """Play one episode, updating one of the two estimates after every step."""
-        state, _ = self.env.reset()
-        total = 0.0
-        while True:
-            action, key = self.choose(state, epsilon)
-            state, reward, terminated, truncated, _ = self.step(action)
-            total += reward
-            self.learn_one_half(key, reward, [] if terminated else self.keys(state, self.legal_actions()), terminated)
-            if terminated or truncated:
-                return total
+    def learn_step(self, state: Hashable, action: int, key: Hashable, reward: float, next_state: Hashable,
+                   terminated: bool, epsilon: float) -> None:
+        """Update one of the two estimates."""
+        next_keys = [] if terminated else self.keys(next_state, self.legal_actions())
+        self.learn_one_half(key, reward, next_keys, terminated)
 
     def learn_one_half(self, key: Hashable, reward: float, next_keys: list[Hashable], terminated: bool) -> None:
         """Heads (probability 1/2): Q1(S,A) moves toward R + gamma Q2(S', argmax_a Q1(S', a)); tails: the mirror."""

@@ -14,6 +14,8 @@ visit). The greedy policy is read off the averages before each batch, so `batch=
 Barto's MC ES exactly and larger batches improve the policy every `batch` episodes. Every random
 number comes from one seeded generator and the sums and counts are integers, so a seed and batch
 size give the same numbers on every run on one kind of device (CPU and CUDA streams differ).
+`run_batch` is `play_batch` (play, collect the batch's statistics in one tensor) then `add_statistics`;
+`thorp_distributed` runs the two as N ranks that each play a shard and add the sum over all ranks.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from rltorch.values import QTable
 
 TOTALS, DEALER_VALUES, SOFT, CARDS, PAIR = BLACKJACK + 1, 11, 2, MAX_COUNTED_CARDS + 1, 2
 STATES = TOTALS * DEALER_VALUES * SOFT * CARDS * PAIR
+STATISTICS = 4 * STATES + 2  # what one batch adds: sums and counts (2 * STATES each), peeked naturals, episodes
 INFINITE_DECK = (1,) * 9 + (4,)  # relative chances of the values 1..10 on an infinite deck
 Index = TypeVar("Index", torch.Tensor, int)
 
@@ -143,23 +146,46 @@ class BatchedES:
 
     def run_batch(self, size: int) -> None:
         """Play `size` episodes on the current greedy policy, then add their returns to the averages."""
+        self.add_statistics(self.play_batch(size))
+
+    def play_batch(self, size: int, out: torch.Tensor | None = None) -> torch.Tensor:
+        """Play `size` episodes on the current greedy policy; add their statistics to `out` (zeros by default).
+
+        `out` is a STATISTICS-long int64 tensor: return sums, then visit counts (2 * STATES each, index
+        2 * state + action), then peeked naturals and episodes. The table is not touched: `add_statistics`
+        adds them (summed over the ranks of a data-parallel run first, if any).
+        """
+        if size < 0:
+            raise ValueError(f"size must be >= 0, got {size}")
         table, generator = self.table, self.generator
+        out = torch.zeros(STATISTICS, dtype=torch.int64, device=self.device) if out is None else out
+        sums, counts, tail = out[:2 * STATES], out[2 * STATES:4 * STATES], out[4 * STATES:]
         start = torch.randint(len(table.starts), (size,), generator=generator, device=self.device)
         shoe = table.shoe[start].clone()
         dealer = table.dealer[start]
         hole = self._draw(shoe)
         if self.dealer_peeks:
             natural = ((dealer == 1) & (hole == 10)) | ((dealer == 10) & (hole == 1))
-            self.peeked_naturals += int(natural.sum())
+            tail[0] += natural.sum()
             deciding = (~natural).nonzero().flatten()
             start, shoe, dealer, hole = start[deciding], shoe[deciding], dealer[deciding], hole[deciding]
+        tail[1] += size
         rewards, totals, stood, visits = self._play_player(start, shoe)
         rewards[stood] = self._dealer_outcomes(shoe[stood], dealer[stood], hole[stood], totals[stood])
-        keys, rows = (torch.cat(parts) for parts in zip(*visits, strict=True))
-        keys = keys.long()
-        self.sums.index_add_(0, keys, rewards[rows].long())
-        self.counts.index_add_(0, keys, torch.ones_like(keys, dtype=torch.int64))
-        self.episodes += size
+        if visits:  # none when every episode ended on a peeked natural (or size is 0)
+            keys, rows = (torch.cat(parts) for parts in zip(*visits, strict=True))
+            keys = keys.long()
+            sums.index_add_(0, keys, rewards[rows].long())
+            counts.index_add_(0, keys, torch.ones_like(keys, dtype=torch.int64))
+        return out
+
+    def add_statistics(self, statistics: torch.Tensor) -> None:
+        """Add what `play_batch` returned (or the sum of several, e.g. over ranks) to the sums, counts and counters."""
+        self.sums += statistics[:2 * STATES]
+        self.counts += statistics[2 * STATES:4 * STATES]
+        peeked, episodes = statistics[4 * STATES:].tolist()
+        self.peeked_naturals += peeked
+        self.episodes += episodes
 
     def _play_player(self, start: torch.Tensor, shoe: torch.Tensor) -> tuple[torch.Tensor, ...]:
         """A random first action, then greedy ones: rewards so far (-1: bust), final totals, who stood, visits."""
@@ -240,5 +266,4 @@ class BatchedES:
                 "starts": len(self.table.starts)}
 
 
-
-__all__ = ["STATES", "BatchedES", "StartTable", "add_cards", "index_state", "state_index"]
+__all__ = ["STATES", "STATISTICS", "BatchedES", "StartTable", "add_cards", "index_state", "state_index"]

@@ -7,6 +7,8 @@ Writes to --out a Markdown report (Thorp vs the exact oracle vs MC ES, cell by c
 exception) and two figures (soft 18 against an ace as MC ES converges, infinite vs single deck; the
 expanded-state policies with visit counts); logs to TensorBoard under --log-dir and saves a checkpoint
 (`rltorch.checkpoints.load` gives its greedy agent for `BlackjackEnv` with the study's rules).
+Under torchrun the batched engine runs data-parallel over the ranks (`thorp_distributed`, docs/distributed.md):
+`torchrun --standalone --nproc-per-node 2 trainers/thorp/thorp_study.py ...`; rank 0 alone writes.
 """
 
 from __future__ import annotations
@@ -20,13 +22,15 @@ from typing import Any
 import torch
 from tqdm import tqdm
 
+from rltorch import parallel
 from rltorch.checkpoints import load_checkpoint, save_checkpoint
 from rltorch.errors import RLTorchError
-from rltorch.logger import TensorBoardLogger
+from rltorch.logger import NullLogger, TensorBoardLogger
 from rltorch.run.options import (
     existing_file,
     make_parser,
     non_negative_int,
+    positive_float,
     positive_int,
     writable_file,
     writable_folder,
@@ -34,6 +38,7 @@ from rltorch.run.options import (
 from rltorch.run.output import StopSignals, print_json, run_cli, run_name
 from rltorch.run.plots import save_png
 
+import thorp_distributed
 import thorp_figures
 import thorp_learning as thorp_study
 from thorp_engine import BatchedES
@@ -47,8 +52,8 @@ STUDY_ENV = {"keys": "q", "env_class": "rltorch.envs.blackjack.env:BlackjackEnv"
                                                               "player_draws_below_12": False}}
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The script's options."""
+def build_parser(check_resume: bool = True) -> argparse.ArgumentParser:
+    """The script's options (`check_resume=False`: ranks other than 0 take --resume unchecked; only rank 0 reads it)."""
     parser = make_parser(__doc__)
     learning = parser.add_argument_group("learning")
     learning.add_argument("--episodes", type=positive_int, default=2_000_000_000, help="MC ES episodes (hands)")
@@ -60,11 +65,13 @@ def build_parser() -> argparse.ArgumentParser:
     learning.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="batched engine: torch device")
     learning.add_argument("--threads", type=positive_int, default=1,
                           help="torch CPU threads (1 is fastest for this engine on a small machine)")
-    learning.add_argument("--resume", type=existing_file,
+    learning.add_argument("--resume", type=existing_file if check_resume else Path,
                           help="batched engine: continue from this checkpoint up to --episodes in all (0 more: "
                                "only report)")
     learning.add_argument("--soft18-episodes", type=non_negative_int, default=8_000_000,
                           help="episodes of each soft-18 convergence run (4 runs; 0 skips that figure)")
+    learning.add_argument("--dist-timeout", type=positive_float, default=parallel.DEFAULT_TIMEOUT_S,
+                          help="under torchrun: seconds a rank waits for the others before it stops with one line")
     output = parser.add_argument_group("output")
     output.add_argument("--out", type=writable_folder,
                         help="folder for the report and figures (default: the run folder; docs to update the README's)")
@@ -88,39 +95,43 @@ def log_policy(logger: TensorBoardLogger, policy: LearnedPolicy, step: int) -> N
     logger.scalars(scalars, step)
 
 
-class StopAfterBatch(Exception):
-    """A signal asked the batched engine to stop; raised after a whole batch, so the table is consistent."""
-
-
 def train_batched(args: argparse.Namespace, logger: TensorBoardLogger,
                   signals: StopSignals | None = None) -> tuple[BatchedES, float]:
-    """Run the batched engine (from --resume if given) with a progress bar and logs; return it and its seconds."""
+    """Run the batched engine (from --resume if given) with a progress bar and logs; return it and its seconds.
+
+    Under torchrun every rank calls this: rank 0 reads --resume and hands the state to the others, the
+    ranks play their shares of each batch, and only rank 0 shows progress and logs.
+    """
     signals = signals or StopSignals(lambda: None)
-    engine, seconds = thorp_study.make_engine(args.seed, args.device), 0.0
+    rank0 = parallel.is_rank0()
+    engine, seconds = thorp_study.make_engine(args.seed, parallel.local_device(args.device)), 0.0
     if args.resume:
-        saved = load_checkpoint(args.resume)
-        if "engine" not in saved:
+        saved = load_checkpoint(args.resume) if rank0 else None
+        if saved is not None and "engine" not in saved:
             raise RLTorchError(f"{args.resume} holds no batched-engine state to resume (made with --engine trainer?)")
-        engine.load_state_dict(saved["engine"])
-        seconds = saved.get("seconds", 0.0)
+        thorp_distributed.load_state(engine, saved["engine"] if saved is not None else None)
+        seconds = saved.get("seconds", 0.0) if saved is not None else 0.0
+    else:
+        thorp_distributed.start_streams(engine)
     next_log = (engine.episodes // args.log_every + 1) * args.log_every
     start = time.perf_counter()
 
     def after_batch(engine: BatchedES, size: int) -> None:
         nonlocal next_log
         bar.update(size)
-        if engine.episodes >= next_log:
+        if rank0 and engine.episodes >= next_log:
             next_log += args.log_every
             log_policy(logger, LearnedPolicy.from_engine(engine), engine.episodes)
 
-        if signals.received:
-            raise StopAfterBatch
-
     more = max(args.episodes - engine.episodes, 0)
-    with tqdm(total=more, unit="ep", unit_scale=True, disable=args.no_progress, dynamic_ncols=True) as bar:
-        try:
-            engine.train(more, batch=args.batch, callback=after_batch)
-        except StopAfterBatch:
+    with tqdm(total=more, unit="ep", unit_scale=True, disable=args.no_progress or not rank0,
+              dynamic_ncols=True) as bar:
+        stopped = thorp_distributed.train(engine, more, batch=args.batch, callback=after_batch,
+                                          stop=lambda: signals.received)
+    if stopped is not None:
+        if signals.received is None:  # another rank was signalled: stop (and exit) as it does
+            signals.received = stopped
+        if rank0:
             print(f"stopped after {engine.episodes:,} episodes (a whole batch); saving and reporting", file=sys.stderr)
     return engine, seconds + time.perf_counter() - start
 
@@ -141,13 +152,14 @@ def train(args: argparse.Namespace, logger: TensorBoardLogger, checkpoint: Path,
         policy = LearnedPolicy.from_table(trainer.value_fn)
     else:
         engine, seconds = train_batched(args, logger, signals)
+        state = thorp_distributed.gather_state(engine)
         policy, episodes = LearnedPolicy.from_engine(engine), engine.episodes
         extra = {"seed": engine.seed, "batch": args.batch, "device": args.device, "threads": args.threads,
-                 "peeked_naturals": engine.peeked_naturals}
+                 "ranks": parallel.world_size(), "peeked_naturals": engine.peeked_naturals}
         table = engine.to_qtable()
         save_checkpoint(checkpoint, {"config": {**engine.config(), **STUDY_ENV}, "value_fn_config": table.config(),
                                      "value_fn_state": table.state_dict(), "episodes": engine.episodes,
-                                     "seconds": seconds, "engine": engine.state_dict()})
+                                     "seconds": seconds, "engine": state})
     log_policy(logger, policy, episodes)
     run = {"engine": args.engine, **extra, "episodes": episodes, "seconds": round(seconds, 1),
            "episodes_per_second": round(episodes / max(seconds, 1e-9))}
@@ -177,9 +189,13 @@ def draw_figures(args: argparse.Namespace, policy: LearnedPolicy, logger: Tensor
     return numbers
 
 
-def run_study(args: argparse.Namespace, signals: StopSignals) -> dict[str, Any]:
-    """Train, report, draw; return the metrics."""
+def run_study(args: argparse.Namespace, signals: StopSignals) -> dict[str, Any] | None:
+    """Train, report, draw; return the metrics (None on ranks other than 0: they only train)."""
     torch.set_num_threads(args.threads)
+    if not parallel.is_rank0():
+        engine, _ = train_batched(args, NullLogger(), signals)
+        thorp_distributed.gather_state(engine)
+        return None
     name = args.run_name or run_name("Blackjack-single-deck", "thorp-es", args.seed)
     checkpoint = args.checkpoint or Path("checkpoints") / f"{name}.pt"
     args.out = args.out or args.log_dir / name
@@ -203,15 +219,26 @@ def study(args: argparse.Namespace) -> int:
     """Run the study with SIGINT/SIGTERM turned into a clean stop; return the exit status."""
     if args.device == "cuda" and not torch.cuda.is_available():
         raise RLTorchError("--device cuda was asked for but no GPU is available")
+    if parallel.env_world() > 1 and args.engine == "trainer":
+        raise RLTorchError("--engine trainer runs in one process; under torchrun use the batched engine")
     signals = StopSignals(lambda: None)
-    with signals.active():
-        print_json(run_study(args, signals), args.json)
+    try:
+        with signals.active():
+            parallel.init_from_env(timeout_s=args.dist_timeout, device=args.device)
+            metrics = run_study(args, signals)
+            if metrics is not None:
+                print_json(metrics, args.json)
+    except parallel.LostContact as error:
+        print(error, file=sys.stderr)
+        return 1
+    finally:
+        parallel.shutdown()
     return signals.exit_status
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse `argv`, run the study, print and optionally save the metrics."""
-    args = build_parser().parse_args(argv)
+    args = build_parser(check_resume=parallel.env_rank() == 0).parse_args(argv)
     return run_cli(lambda: study(args))
 
 

@@ -151,9 +151,10 @@ class TicTacToeEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Board, dict]:
         """Start a new game (the opponent opens when the learner is O); there are no options."""
-        reset_options(options, ())
-        super().reset(seed=seed)
-        if seed is not None:
+        if options is not None:
+            reset_options(options, ())
+        if seed is not None:  # (gym.Env.reset only seeds np_random, and only when given a seed)
+            super().reset(seed=seed)
             self._rng = random.Random(int(self.np_random.integers(2**63)))
         self._board = [EMPTY] * 9
         self._empty = list(range(9))
@@ -190,7 +191,11 @@ class TicTacToeEnv(gym.Env):
             return self._end(1.0, 1 << action)
         if not empty:
             return self._end(0.0, 1 << action)
-        reply = self._reply()
+        reply = self.opponent.act(board, empty, self._rng)  # `_reply`, inlined on the hot path
+        if board[reply] != EMPTY:
+            raise RuntimeError(f"opponent played the occupied cell {reply}")
+        board[reply] = -self.mark
+        empty.remove(reply)
         filled = 1 << action | 1 << reply
         if len(empty) < 5 and completes_line(board, reply):
             return self._end(-1.0, filled)

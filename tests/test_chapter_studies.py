@@ -1,0 +1,161 @@
+"""The book-experiment scripts of chapters 6-8: each runs small in-process and writes its PNG, JSON and Markdown;
+the numbers are checked against values worked out independently where that is cheap."""
+
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_script(relative):
+    spec = importlib.util.spec_from_file_location(Path(relative).stem + "_study_under_test", ROOT / relative)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_small(script, stem, tmp_path, *args):
+    """Run `script.main` with small settings into tmp_path; return its numbers and the out folder."""
+    out = tmp_path / "out"
+    code = script.main([*map(str, args), "--out", str(out), "--json", str(tmp_path / "numbers.json"),
+                        "--log-dir", str(tmp_path / "runs"), "--run-name", "small", "--no-progress"])
+    assert code == 0
+    for suffix in ("png", "json", "md"):
+        assert (out / f"{stem}.{suffix}").stat().st_size > 0
+        assert (tmp_path / "runs" / "small" / f"{stem}.{suffix}").exists()
+    assert (out / f"{stem}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert list((tmp_path / "runs" / "small").glob("events.out.tfevents.*"))
+    numbers = json.loads((tmp_path / "numbers.json").read_text())
+    assert numbers == json.loads((out / f"{stem}.json").read_text())
+    markdown = (out / f"{stem}.md").read_text()
+    assert numbers["command"] in markdown and f"{out.as_posix()}/{stem}.png" in markdown
+    return numbers
+
+
+# --- Example 6.2: random walk ---------------------------------------------------------------------------
+
+random_walk = load_script("trainers/chapter6/random_walk.py")
+
+
+def test_random_walk_runs_small_and_reports_true_values(tmp_path):
+    numbers = run_small(random_walk, "example_6_2_random_walk", tmp_path, "--runs", 2, "--episodes", 5)
+    assert [round(v * 6, 9) for v in numbers["true_values"].values()] == [1, 2, 3, 4, 5]
+    start = math.sqrt(sum((0.5 - k / 6) ** 2 for k in range(1, 6)) / 5)  # every value starts at 0.5
+    assert len(numbers["rms_error"]) == 7
+    for stats in numbers["rms_error"].values():
+        assert stats["start"] == pytest.approx(start) and 0 <= stats["min"] <= stats["start"]
+    assert numbers["td_values_after"]["0"] == [0.5] * 5
+
+
+def test_random_walk_td_first_episode_moves_only_the_last_state():
+    # From 0.5 everywhere, TD(0) with alpha 0.1 changes nothing until the walk ends: then the last state
+    # moves a tenth of the way to 0 (left end) or 1 (right end).
+    trainer = random_walk.make_trainer("td", 0.1, seed=3)
+    trainer.run_episode(0.0)
+    values = trainer.value_fn.values([1, 2, 3, 4, 5])
+    changed = [v for v in values if v != 0.5]
+    assert changed in ([0.45], [0.55]) and (values[0] == 0.45 or values[4] == 0.55)
+
+
+def test_random_walk_mc_moves_every_visited_state_toward_the_return():
+    trainer = random_walk.make_trainer("mc", 0.5, seed=1)
+    trainer.run_episode(0.0)
+    values = trainer.value_fn.values([1, 2, 3, 4, 5])
+    assert values[2] != 0.5  # the walk starts in C, so C moves toward the return 0 or 1
+    assert all(v <= 0.5 for v in values) or all(v >= 0.5 for v in values)
+
+
+# --- Example 6.5: windy grid world ----------------------------------------------------------------------
+
+windy = load_script("trainers/chapter6/windy_gridworld.py")
+
+
+def shortest_windy_path(moves):
+    """Breadth-first search over the book's grid, written out here from the book's rules."""
+    wind, start, goal = (0, 0, 0, 1, 1, 1, 2, 2, 1, 0), (3, 0), (3, 7)
+    frontier, seen, steps = [start], {start}, 0
+    while goal not in seen:
+        steps += 1
+        frontier = [(min(max(r + dr - wind[c], 0), 6), min(max(c + dc, 0), 9)) for r, c in frontier for dr, dc in moves]
+        frontier = [cell for cell in frontier if cell not in seen]
+        seen.update(frontier)
+    return steps
+
+
+def test_windy_gridworld_runs_small_and_knows_the_optimal_lengths(tmp_path):
+    numbers = run_small(windy, "example_6_5_windy_gridworld", tmp_path, "--runs", 2, "--steps", 2000)
+    four, kings = numbers["variants"]["four moves"], numbers["variants"]["king's moves"]
+    assert four["optimal_length"] == pytest.approx(shortest_windy_path([(-1, 0), (0, 1), (1, 0), (0, -1)])) == 15
+    king_moves = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if (dr, dc) != (0, 0)]
+    assert kings["optimal_length"] == pytest.approx(shortest_windy_path(king_moves)) == 7
+    assert four["epsilon_greedy_length_on_q_star"] > 15  # exploring costs steps
+    assert four["episodes_at_last_step"]["min"] > 0
+    for variant in numbers["variants"].values():
+        assert 0 <= variant["episodes_at_last_step"]["mean"] <= 2000 / 7
+        assert variant["runs_greedy_optimal"] <= variant["runs_greedy_reaches_goal"] <= 2
+
+
+def test_windy_episode_curve_counts_episodes_ended_by_each_step():
+    curve = windy.episodes_by_step(windy.np.array([3, 5, 9]), 10)
+    assert curve.tolist() == [0, 0, 0, 1, 1, 2, 2, 2, 2, 3, 3]
+
+
+def test_windy_greedy_length_follows_the_table_and_spots_loops():
+    evaluation = windy.ModelEvaluation(windy.model_of(windy.make_env(windy.ENV_ID)), 1.0)
+
+    class Fixed:  # a trainer whose greedy agent always goes right (action 1)
+        @staticmethod
+        def agent():
+            return type("Agent", (), {"act": staticmethod(lambda state, legal, rng=None: 1)})()
+
+    # Right from (3, 0): the wind lifts the agent to row 0 before column 7 and it ends stuck at (0, 9).
+    assert windy.greedy_length(evaluation, Fixed()) is None
+    assert windy.epsilon_greedy_length(evaluation, 0.0) == pytest.approx(15)
+
+
+# --- Example 6.6: cliff walking -------------------------------------------------------------------------
+
+cliff = load_script("trainers/chapter6/cliff_walking.py")
+
+
+def shortest_cliff_path():
+    """Breadth-first search on the 4 x 12 grid avoiding the cliff (row 3, columns 1-10), from (3, 0) to (3, 11)."""
+    frontier, seen, steps = [(3, 0)], {(3, 0)}, 0
+    while (3, 11) not in seen:
+        steps += 1
+        frontier = [(r + dr, c + dc) for r, c in frontier for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+                    if 0 <= r + dr < 4 and 0 <= c + dc < 12 and not (r + dr == 3 and 1 <= c + dc <= 10)]
+        frontier = [cell for cell in set(frontier) if cell not in seen]
+        seen.update(frontier)
+    return steps
+
+
+def test_cliff_walking_runs_small_and_writes_its_outputs(tmp_path):
+    numbers = run_small(cliff, "example_6_6_cliff_walking", tmp_path, "--runs", 2, "--episodes", 60)
+    assert numbers["optimal_length"] == shortest_cliff_path() == 13
+    for method in ("SARSA", "Q-learning"):
+        stats = numbers["methods"][method]
+        assert -100 * 60 < stats["mean_return_all_episodes"] < -13
+        assert sum(stats["greedy_paths"]["lengths"].values()) == 2
+
+
+def test_cliff_greedy_paths_q_learning_along_the_cliff_sarsa_safer():
+    args = cliff.build_parser().parse_args(["--episodes", "300"])
+    lengths = {}
+    for method in ("SARSA", "Q-learning"):
+        _, trainer = cliff.train(method, 7, args)
+        path, finished = cliff.greedy_path(cliff.make_env(), trainer.agent(), 100)
+        assert finished
+        lengths[method] = len(path) - 1
+        cells = [divmod(int(state), 12) for state in path]
+        # one cell per step: a fall into the cliff would jump back to the start (or stay there)
+        assert all(abs(r - r2) + abs(c - c2) == 1 for (r, c), (r2, c2) in zip(cells, cells[1:], strict=False))
+    assert lengths["Q-learning"] == 13 < lengths["SARSA"]
+
+
+def test_cliff_smoothing_is_a_trailing_moving_average():
+    assert cliff.smooth(cliff.np.array([1.0, 3.0, 5.0, 7.0]), 2).tolist() == [1.0, 2.0, 4.0, 6.0]

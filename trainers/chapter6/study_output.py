@@ -1,0 +1,154 @@
+"""What every book-experiment script of chapters 6-8 shares: its options, seeds, progress bar and output files.
+
+A study computes a `StudyResult` (its figure, its numbers, its averaged curves and a Markdown snippet);
+`run_study` times it and writes the PNG, the JSON and the Markdown into the run folder under
+`--log-dir` (and into `--out`, e.g. docs), and the curves, the figure and the numbers to TensorBoard.
+The chapter 7 and 8 scripts import this module from here (their folder puts this one on `sys.path`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+from tqdm import tqdm
+
+from rltorch.logger import TensorBoardLogger
+from rltorch.run.options import make_parser, non_negative_int, positive_int, writable_file, writable_folder
+from rltorch.run.output import run_cli, run_name
+from rltorch.run.plots import save_png
+
+ROOT = Path(__file__).resolve().parents[2]
+Curve = tuple[Sequence[float], Sequence[float]]  # (x values, y values)
+
+
+@dataclass
+class StudyResult:
+    """What a study computed: its figure, its numbers (JSON-ready), its curves by TensorBoard tag, and a writer of
+    its Markdown snippet (given the numbers with the timing added, the command and the PNG's path)."""
+
+    figure: Figure
+    numbers: dict[str, Any]
+    markdown: Callable[[dict[str, Any], str, str], str]
+    curves: dict[str, Curve] = field(default_factory=dict)
+
+
+def study_parser(description: str | None, *, runs: int | None, episodes: int | None) -> argparse.ArgumentParser:
+    """A parser with the options every study shares: --runs and --episodes (when given defaults), seed and outputs."""
+    parser = make_parser(description)
+    if runs is not None:
+        parser.add_argument("--runs", type=positive_int, default=runs, help="independent runs averaged")
+    if episodes is not None:
+        parser.add_argument("--episodes", type=positive_int, default=episodes, help="episodes per run")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="base seed: each run's seed is drawn from it")
+    output = parser.add_argument_group("output")
+    output.add_argument("--out", type=writable_folder,
+                        help="also write the PNG, the JSON and the Markdown snippet into this folder (e.g. docs)")
+    output.add_argument("--json", type=writable_file, help="write the numbers behind the figure to this JSON file")
+    output.add_argument("--log-dir", type=writable_folder, default=Path("runs"), help="TensorBoard root folder")
+    output.add_argument("--run-name", help="run folder name (default: study__seed__time__tag, unique)")
+    output.add_argument("--dpi", type=positive_int, default=80, help="resolution of the PNG")
+    output.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return parser
+
+
+def run_seeds(seed: int, runs: int) -> list[int]:
+    """Seeds for `runs` independent runs, drawn from `SeedSequence(seed)`: run i has the same seed in every method."""
+    return [int(word) for word in np.random.SeedSequence(seed).generate_state(runs)]
+
+
+def progress(total: int, description: str, args: argparse.Namespace, unit: str = "run") -> tqdm:
+    """A progress bar over `total` units of work (hidden with --no-progress)."""
+    return tqdm(total=total, desc=description, unit=unit, disable=args.no_progress, dynamic_ncols=True)
+
+
+def command_line(script: str, argv: Sequence[str]) -> str:
+    """The shell command that ran `script` (a path under the repository) with `argv`."""
+    path = Path(script).resolve()
+    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    return shlex.join(["python", str(shown), *argv])
+
+
+def run_study(stem: str, script: str, argv: Sequence[str] | None, args: argparse.Namespace,
+              compute: Callable[[argparse.Namespace], StudyResult]) -> int:
+    """Run `compute(args)`, timed, and write its outputs; one-line errors and exit status 1 on a file problem."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    return run_cli(lambda: _run(stem, command_line(script, argv), args, compute))
+
+
+def _run(stem: str, command: str, args: argparse.Namespace,
+         compute: Callable[[argparse.Namespace], StudyResult]) -> int:
+    """Make the folders, compute, and write everything."""
+    folder = args.log_dir / (args.run_name or run_name(stem, "study", args.seed))
+    folder.mkdir(parents=True, exist_ok=True)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    start = time.perf_counter()
+    result = compute(args)
+    seconds = time.perf_counter() - start
+    numbers = {**result.numbers, "seconds": round(seconds, 1),
+               "machine": {"cpus": os.cpu_count(), "load_average_at_start": load}, "command": command}
+    png = (args.out or folder) / f"{stem}.png"
+    markdown = result.markdown(numbers, command, png.as_posix())
+    paths = _write_files(folder, stem, result.figure, numbers, markdown, args)
+    _log(folder, stem, result, numbers)
+    print(json.dumps(numbers, indent=2, default=str))
+    print(f"{seconds:.1f} s; wrote " + ", ".join(map(str, paths)))
+    return 0
+
+
+def _write_files(folder: Path, stem: str, figure: Figure, numbers: dict[str, Any], markdown: str,
+                 args: argparse.Namespace) -> list[Path]:
+    """The PNG, JSON and Markdown in the run folder (and in --out), and the JSON at --json."""
+    text = json.dumps(numbers, indent=2, default=str) + "\n"
+    paths = []
+    for target in (folder, args.out) if args.out else (folder,):
+        paths.append(save_png(figure, target / f"{stem}.png", args.dpi))
+        paths.append(target / f"{stem}.json")
+        paths[-1].write_text(text)
+        paths.append(target / f"{stem}.md")
+        paths[-1].write_text(markdown)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(text)
+        paths.append(args.json)
+    return paths
+
+
+def _log(folder: Path, stem: str, result: StudyResult, numbers: dict[str, Any]) -> None:
+    """The curves as TensorBoard scalars, the figure as an image and the numbers as text."""
+    logger = TensorBoardLogger(folder)
+    for tag, (xs, ys) in result.curves.items():
+        for x, y in zip(xs, ys, strict=True):
+            logger.scalar(tag, float(y), int(x))
+    logger.writer.add_figure(f"figures/{stem}", result.figure, close=True)
+    logger.text("numbers", f"```\n{json.dumps(numbers, indent=2, default=str)}\n```")
+    logger.close()
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A Markdown table."""
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def timing(numbers: dict[str, Any]) -> str:
+    """How long the run took and on what, honestly: the CPU count and the load when it started."""
+    machine = numbers["machine"]
+    load = machine["load_average_at_start"]
+    shared = f", load average {load:.1f} at the start" if load is not None else ""
+    if load is not None and load >= 1.0:
+        shared += ": the machine was shared with other jobs"
+    return f"{numbers['seconds']:.0f} s on {machine['cpus']} CPU cores{shared}"
