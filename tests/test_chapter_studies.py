@@ -159,3 +159,99 @@ def test_cliff_greedy_paths_q_learning_along_the_cliff_sarsa_safer():
 
 def test_cliff_smoothing_is_a_trailing_moving_average():
     assert cliff.smooth(cliff.np.array([1.0, 3.0, 5.0, 7.0]), 2).tolist() == [1.0, 2.0, 4.0, 6.0]
+
+
+# --- Figure 7.2: n-step TD on the 19-state random walk --------------------------------------------------
+
+nstep = load_script("trainers/chapter7/nstep_random_walk.py")
+
+
+def test_nstep_random_walk_runs_small_and_agrees_with_the_trainer(tmp_path):
+    numbers = run_small(nstep, "figure_7_2_nstep_random_walk", tmp_path, "--runs", 3, "--episodes", 3,
+                        "--ns", "1,4,64", "--alphas", "0,0.3,0.6", "--check-runs", 2)
+    assert numbers["true_values"] == pytest.approx([k / 10 for k in range(-9, 10)])
+    untouched = math.sqrt(sum((k / 10) ** 2 for k in range(-9, 10)) / 19)  # alpha 0 keeps every value at 0
+    assert [numbers["rms_error"][n][0] for n in ("1", "4", "64")] == pytest.approx([untouched] * 3)
+    check = numbers["check_against_trainer"]
+    assert check["runs"] == 2 and len(check["pairs"]) == 3 and check["max_abs_difference"] == 0.0
+    assert numbers["best"]["rms_error"] == min(min(errors) for errors in numbers["rms_error"].values())
+
+
+def test_nstep_replay_matches_nstep_td_prediction_float_for_float():
+    engine = nstep.sys.modules["nstep_walk_engine"]
+    seeds, n, alpha = [11, 12], 3, 0.3
+    walks = engine.stack([engine.record_run(seed, 4) for seed in seeds], 4)
+    values, errors = engine.replay(walks, n, nstep.np.array([alpha, 1.0]), nstep.true_values())
+    assert errors.shape == (4, 2, 2)
+    for run, seed in enumerate(seeds):
+        assert engine.check_against_trainer(seed, 4, n, alpha, values[0, run]) == 0.0
+        assert engine.check_against_trainer(seed, 4, n, alpha + 0.1, values[0, run]) > 0  # the check can fail
+
+
+@pytest.mark.parametrize("text", ["0,2", "a", ""])
+def test_nstep_rejects_bad_lists_of_n(text):
+    with pytest.raises(SystemExit):
+        nstep.build_parser().parse_args(["--ns", text])
+
+
+# --- Figure 6.5: maximization bias ----------------------------------------------------------------------
+
+max_bias = load_script("trainers/chapter6/maximization_bias.py")
+
+
+def test_maximization_bias_q_learning_is_biased_double_q_is_not(tmp_path):
+    numbers = run_small(max_bias, "figure_6_5_maximization_bias", tmp_path, "--runs", 150)
+    single, double = numbers["methods"]["Q-learning"], numbers["methods"]["Double Q-learning"]
+    assert numbers["optimal_share"] == 0.05 and numbers["final_episodes"] == [251, 300]
+    assert single["peak"] > 0.3 and single["peak_episode"] <= 50
+    assert double["final_mean"] < single["final_mean"]
+    assert double["final_mean"] < 0.12  # 150 runs: the full 10,000 land under 0.08
+    assert 0.35 < single["first_episode"] < 0.65  # equal values in episode 1: a coin flip
+
+
+def test_maximization_bias_left_choices_read_the_episode_length():
+    args = max_bias.build_parser().parse_args(["--episodes", "40", "--epsilon", "1"])
+    went_left = max_bias.left_choices("Q-learning", 5, args)
+    assert went_left.dtype == bool and 5 < went_left.sum() < 35  # epsilon 1: left half the time
+
+
+def test_maximization_bias_below_from_finds_where_a_curve_stays_below():
+    lower, upper = max_bias.np.array([0.5, 0.6, 0.2, 0.1]), max_bias.np.array([0.5, 0.5, 0.3, 0.3])
+    assert max_bias.below_from(lower, upper) == 3
+    assert max_bias.below_from(upper, lower) is None
+    assert max_bias.below_from(lower - 1, upper) == 1
+
+
+# --- Figure 8.2: Dyna maze ------------------------------------------------------------------------------
+
+dyna = load_script("trainers/chapter8/dyna_maze.py")
+
+
+def shortest_maze_path():
+    """Breadth-first search over the Dyna maze, written out from the book's picture."""
+    walls = {(1, 2), (2, 2), (3, 2), (4, 5), (0, 7), (1, 7), (2, 7)}
+    frontier, seen, steps = [(2, 0)], {(2, 0)}, 0
+    while (0, 8) not in seen:
+        steps += 1
+        frontier = {(r + dr, c + dc) for r, c in frontier for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))
+                    if 0 <= r + dr < 6 and 0 <= c + dc < 9 and (r + dr, c + dc) not in walls} - seen
+        seen |= frontier
+    return steps
+
+
+def test_dyna_maze_runs_small_and_planning_helps(tmp_path):
+    numbers = run_small(dyna, "figure_8_2_dyna_maze", tmp_path, "--runs", 3, "--episodes", 8, "--planning", "0,50")
+    assert numbers["shortest_path"] == shortest_maze_path() == 14
+    assert 14 < numbers["epsilon_greedy_floor"] < 20
+    no_planning, planning = numbers["agents"]["0"], numbers["agents"]["50"]
+    assert sum(planning["steps_per_episode"][1:]) < sum(no_planning["steps_per_episode"][1:])
+    assert min(planning["steps_per_episode"]) >= 14
+
+
+def test_dyna_settled_from_and_planning_list():
+    assert dyna.settled_from(dyna.np.array([50.0, 30.0, 19.0, 21.0, 18.0]), 20.0) == 5
+    assert dyna.settled_from(dyna.np.array([50.0, 19.0]), 20.0) == 2
+    assert dyna.settled_from(dyna.np.array([19.0, 30.0]), 20.0) is None
+    assert dyna.planning_list("0,5,50") == (0, 5, 50)
+    with pytest.raises(SystemExit):
+        dyna.build_parser().parse_args(["--planning", "-1"])

@@ -5,14 +5,13 @@ import torch
 
 import rltorch
 from rltorch import QTable, RLTorchError, SARSATrainer
+from rltorch.checkpoint_data import schedule_from_data, schedule_to_data
 from rltorch.checkpoints import (
     FORMAT,
     load_checkpoint,
     remove_stale_temp_files,
     save_checkpoint,
     save_module,
-    schedule_from_data,
-    schedule_to_data,
 )
 from rltorch.envs.tictactoe.env import TicTacToeEnv, legal_moves
 from rltorch.policies import ConstantSchedule, ExponentialSchedule, LinearSchedule

@@ -56,7 +56,7 @@ def run_keys(seed: int, run_index: Sequence[int] | np.ndarray | torch.Tensor) ->
 
 def _shift_right(values: torch.Tensor, bits: int) -> torch.Tensor:
     """Logical right shift of int64 bit patterns."""
-    return (values >> bits) & ((1 << (64 - bits)) - 1)
+    return torch.bitwise_right_shift(values, bits) & ((1 << (64 - bits)) - 1)  # `>>` has a slow path here
 
 
 def _mix(values: torch.Tensor) -> torch.Tensor:

@@ -13,16 +13,15 @@ import gymnasium as gym
 from tqdm import tqdm
 
 from rltorch.agents import GreedyAgent
-from rltorch.checkpoints import (
-    check_resumable,
+from rltorch.checkpoint_data import (
     env_rng_state,
     plain_config,
     random_state,
-    save_checkpoint,
     schedule_from_data,
     schedule_to_data,
     set_env_rng_state,
 )
+from rltorch.checkpoints import check_resumable, save_checkpoint
 from rltorch.keys import StateActionKeys
 from rltorch.logger import NullLogger
 from rltorch.policies import ExponentialSchedule, Schedule, greedy
@@ -275,31 +274,6 @@ class Trainer:
     def save(self, path: str | Path) -> Path:
         """Save the checkpoint atomically with `torch.save` (data only: it loads with `weights_only=True`)."""
         return save_checkpoint(path, self.checkpoint())
-
-
-class OneStepTrainer(Trainer):
-    """The loop of Q-learning and its relatives: choose A in S, take it, then `learn_step` from (S, A, R, S').
-
-    A subclass overrides only `learn_step`, the part where the algorithms differ.
-    """
-
-    def run_episode(self, epsilon: float) -> float:
-        """Play one episode, learning after every step."""
-        state, _ = self.env.reset()
-        total = 0.0
-        while True:
-            action, key = self.choose(state, epsilon)
-            next_state, reward, terminated, truncated, _ = self.step(action)
-            total += reward
-            self.learn_step(state, action, key, reward, next_state, terminated, epsilon)
-            if terminated or truncated:
-                return total
-            state = next_state
-
-    def learn_step(self, state: Hashable, action: int, key: Hashable, reward: float, next_state: Hashable,
-                   terminated: bool, epsilon: float) -> None:
-        """Learn from one transition; `next_state`'s legal actions are still the env's `legal_actions()`."""
-        raise NotImplementedError
 
 
 def _legal_actions_of(env: gym.Env) -> Callable[[], list[int]]:

@@ -6,7 +6,7 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from rltorch.targets import q_learning_target
-from rltorch.trainers.base import OneStepTrainer
+from rltorch.trainers.td import OneStepTrainer
 
 # (S, A) -> (R, S', terminated, the legal actions in S'): the last outcome seen, as a deterministic model keeps it
 Outcome = tuple[float, Hashable, bool, tuple[int, ...]]

@@ -13,10 +13,35 @@ from rltorch.targets import (
     q_learning_target,
     sarsa_target,
 )
-from rltorch.trainers.base import OneStepTrainer, Trainer
+from rltorch.trainers.base import Trainer
 from rltorch.trainers.replay import ReplayBuffer, Transition
 from rltorch.values.base import ValueFunction
 from rltorch.values.double import DoubleQ
+
+
+class OneStepTrainer(Trainer):
+    """The loop of Q-learning and its relatives: choose A in S, take it, then `learn_step` from (S, A, R, S').
+
+    A subclass overrides only `learn_step`, the part where the algorithms differ.
+    """
+
+    def run_episode(self, epsilon: float) -> float:
+        """Play one episode, learning after every step."""
+        state, _ = self.env.reset()
+        total = 0.0
+        while True:
+            action, key = self.choose(state, epsilon)
+            next_state, reward, terminated, truncated, _ = self.step(action)
+            total += reward
+            self.learn_step(state, action, key, reward, next_state, terminated, epsilon)
+            if terminated or truncated:
+                return total
+            state = next_state
+
+    def learn_step(self, state: Hashable, action: int, key: Hashable, reward: float, next_state: Hashable,
+                   terminated: bool, epsilon: float) -> None:
+        """Learn from one transition; `next_state`'s legal actions are still the env's `legal_actions()`."""
+        raise NotImplementedError
 
 
 class SARSATrainer(Trainer):

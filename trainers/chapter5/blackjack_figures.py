@@ -53,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--log-dir", type=writable_folder, default=Path("runs"), help="TensorBoard root folder")
     parser.add_argument("--run-name", help="run folder name (default: Blackjack-v0__figure-5.x__seed__time)")
     parser.add_argument("--out", type=writable_folder, help="also copy the PNGs into this folder (e.g. docs)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     parser.add_argument("--json", type=writable_file, help="write the numbers behind the figure to this JSON file")
     return parser
 
@@ -60,10 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
 def make_figure(args: argparse.Namespace) -> tuple[dict[str, Any], dict]:
     """Run the figure's experiment; return its figures by file stem and its numbers."""
     if args.figure == "5.1":
-        return blackjack_figures.figure_5_1(args.snapshots, args.seed)
+        return blackjack_figures.figure_5_1(args.snapshots, args.seed, not args.no_progress)
     if args.figure == "5.2":
-        return blackjack_figures.figure_5_2(args.episodes or 2_000_000, args.seed)
-    return blackjack_figures.figure_5_3(args.runs, args.episodes or 10_000, args.seed)
+        return blackjack_figures.figure_5_2(args.episodes or 2_000_000, args.seed, not args.no_progress)
+    return blackjack_figures.figure_5_3(args.runs, args.episodes or 10_000, args.seed, not args.no_progress)
 
 
 def save_figures(figures: dict[str, Any], folder: Path, dpi: int, logger: TensorBoardLogger) -> list[Path]:

@@ -17,6 +17,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from tqdm import tqdm  # noqa: E402
 
 from rltorch.envs.blackjack.env import HIT, STICK  # noqa: E402
 from rltorch.envs.blackjack.evaluation import StickAtLeast  # noqa: E402
@@ -62,19 +63,21 @@ def _heatmap(ax: Any, grid: np.ndarray, title: str) -> Any:
     return image
 
 
-def prediction_snapshots(episodes: tuple[int, ...], seed: int = 0) -> dict[int, dict[Hashable, float]]:
+def prediction_snapshots(episodes: tuple[int, ...], seed: int = 0,
+                         progress: bool = False) -> dict[int, dict[Hashable, float]]:
     """First-visit MC prediction of stick-on-20 in one run; V over the 200 states after each count of episodes."""
     trainer = make_trainer("prediction", seed=seed)
     snapshots = {}
     for count in sorted(episodes):
-        trainer.train(count - trainer.episodes_done, progress=False, eval_every=0, log_every=10_000)
+        trainer.train(count - trainer.episodes_done, progress=progress, eval_every=0, log_every=10_000)
         snapshots[count] = dict(zip(states(), trainer.value_fn.values(states()), strict=True))
     return snapshots
 
 
-def figure_5_1(episodes: tuple[int, ...] = (10_000, 500_000), seed: int = 0) -> tuple[dict[str, Figure], dict]:
+def figure_5_1(episodes: tuple[int, ...] = (10_000, 500_000), seed: int = 0,
+               progress: bool = False) -> tuple[dict[str, Figure], dict]:
     """Figure 5.1: V of stick-on-20 after each count of episodes, beside the exact v_pi (surfaces and heatmaps)."""
-    snapshots = prediction_snapshots(episodes, seed)
+    snapshots = prediction_snapshots(episodes, seed, progress)
     truth = policy_value(StickAtLeast(20))
     columns = [(f"after {count:,} episodes", values) for count, values in snapshots.items()]
     columns.append(("exact v_pi", truth))
@@ -116,10 +119,10 @@ def _policy_panel(ax: Any, policy: Mapping[Hashable, int], optimal: Mapping[Hash
     ax.set_title(title, fontsize=9)
 
 
-def figure_5_2(episodes: int = 2_000_000, seed: int = 0) -> tuple[dict[str, Figure], dict]:
+def figure_5_2(episodes: int = 2_000_000, seed: int = 0, progress: bool = False) -> tuple[dict[str, Figure], dict]:
     """Figure 5.2: the policy and state values MC ES finds (dark = hit, red x = differs from pi*), beside v*."""
     trainer = make_trainer("es", seed=seed)
-    trainer.train(episodes, progress=False, eval_every=0, log_every=10_000)
+    trainer.train(episodes, progress=progress, eval_every=0, log_every=10_000)
     agent, optimal = trainer.agent(), optimal_policy()
     policy = {state: agent.act(state, (STICK, HIT)) for state in states()}
     values = {state: max(agent.action_values(state, (STICK, HIT))) for state in states()}
@@ -143,7 +146,8 @@ def run_seeds(seed: int, runs: int) -> list[int]:
     return [int(word) for word in np.random.SeedSequence(seed).generate_state(runs)]
 
 
-def importance_sampling_errors(runs: int = 100, episodes: int = 10_000, seed: int = 0) -> dict[str, np.ndarray]:
+def importance_sampling_errors(runs: int = 100, episodes: int = 10_000, seed: int = 0,
+                               progress: bool = False) -> dict[str, np.ndarray]:
     """Squared error of V(13, dealer 2, usable ace) after every episode, per run, for ordinary and weighted IS.
 
     Both estimators of a run learn from the same behaviour episodes (same seed, random behaviour).
@@ -152,7 +156,8 @@ def importance_sampling_errors(runs: int = 100, episodes: int = 10_000, seed: in
     errors = {}
     for kind, weighted in (("ordinary", False), ("weighted", True)):
         squared = np.empty((runs, episodes))
-        for run, run_seed in enumerate(run_seeds(seed, runs)):
+        seeds = tqdm(run_seeds(seed, runs), desc=f"{kind} IS runs", unit="run", disable=not progress)
+        for run, run_seed in enumerate(seeds):
             trainer = make_trainer("off-policy-prediction", seed=run_seed, weighted=weighted,
                                    start_state=BOOK_START_STATE)
             value, run_episode = trainer.value_fn.value, trainer.run_episode
@@ -170,13 +175,14 @@ def expected_importance_sampling_errors(episodes: int = 10_000) -> dict[str, np.
     return {"ordinary": ordinary_mse(distribution, np.arange(1, episodes + 1)), "weighted": weighted}
 
 
-def figure_5_3(runs: int = 100, episodes: int = 10_000, seed: int = 0) -> tuple[dict[str, Figure], dict]:
+def figure_5_3(runs: int = 100, episodes: int = 10_000, seed: int = 0,
+               progress: bool = False) -> tuple[dict[str, Figure], dict]:
     """Figure 5.3: mean squared error of ordinary and weighted importance sampling over `runs` runs.
 
     Log x axis as in the book, and beside it log-log; dashed: the exact expected squared error
     (`rltorch.envs.blackjack.importance_sampling`).
     """
-    errors = importance_sampling_errors(runs, episodes, seed)
+    errors = importance_sampling_errors(runs, episodes, seed, progress)
     expected = expected_importance_sampling_errors(episodes)
     figure, (linear, logarithmic) = plt.subplots(1, 2, figsize=(12, 4.5))
     x = np.arange(1, episodes + 1)

@@ -146,6 +146,10 @@ def markdown(numbers: dict, command: str, png: str) -> str:
                 f"the optimal {OPTIMAL_LENGTH} steps in {q_optimal} of {numbers['runs']} runs and SARSA's is longer in "
                 f"{sarsa_longer}: Q-learning learns q* but its epsilon-greedy steps beside the cliff cost -100 now and "
                 "then, while SARSA's values include that risk, so its greedy path keeps away from the edge")
+    looping = sarsa["greedy_paths"]["lengths"].get("never ends", 0)
+    if looping:
+        verdict += (f"; in {looping} runs SARSA's greedy policy loops at the end, since with alpha 0.5 its values "
+                    "keep moving with every exploratory step and a greedy snapshot can catch them mid-change")
     return f"""### Example 6.6: cliff walking, SARSA vs Q-learning
 
 ```bash

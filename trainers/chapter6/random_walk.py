@@ -65,11 +65,11 @@ def rms_errors(trainer: Trainer, truth: dict[Hashable, float], episodes: int) ->
 
 def value_snapshots(truth: dict[Hashable, float], seed: int) -> dict[int, list[float]]:
     """TD(0)'s values (alpha 0.1) in one run after each of SNAPSHOTS episodes."""
-    trainer, states, snapshots = make_trainer("td", 0.1, seed), list(truth), {}
+    trainer, states, snapshots, done = make_trainer("td", 0.1, seed), list(truth), {}, 0
     for count in SNAPSHOTS:
-        while trainer.episodes_done < count:
+        for _ in range(count - done):
             trainer.run_episode(0.0)
-            trainer.episodes_done += 1
+        done = count
         snapshots[count] = trainer.value_fn.values(states)
     return snapshots
 

@@ -94,17 +94,17 @@ def _run(stem: str, command: str, args: argparse.Namespace,
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     result = compute(args)
-    seconds = time.perf_counter() - start
-    numbers = {**result.numbers, "seconds": round(seconds, 1),
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
+    numbers = {**result.numbers, "seconds": round(seconds, 1), "cpu_seconds": round(cpu_seconds, 1),
                "machine": {"cpus": os.cpu_count(), "load_average_at_start": load}, "command": command}
     png = (args.out or folder) / f"{stem}.png"
     markdown = result.markdown(numbers, command, png.as_posix())
     paths = _write_files(folder, stem, result.figure, numbers, markdown, args)
     _log(folder, stem, result, numbers)
-    print(json.dumps(numbers, indent=2, default=str))
-    print(f"{seconds:.1f} s; wrote " + ", ".join(map(str, paths)))
+    print(markdown)
+    print(f"{seconds:.1f} s ({cpu_seconds:.1f} s of CPU time); wrote " + ", ".join(map(str, paths)))
     return 0
 
 
@@ -145,10 +145,11 @@ def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 
 def timing(numbers: dict[str, Any]) -> str:
-    """How long the run took and on what, honestly: the CPU count and the load when it started."""
+    """How long the run took and on what, honestly: wall and CPU time, the CPU count and the load when it started."""
     machine = numbers["machine"]
     load = machine["load_average_at_start"]
     shared = f", load average {load:.1f} at the start" if load is not None else ""
-    if load is not None and load >= 1.0:
+    if load is not None and load >= machine["cpus"] / 2:
         shared += ": the machine was shared with other jobs"
-    return f"{numbers['seconds']:.0f} s on {machine['cpus']} CPU cores{shared}"
+    return (f"{numbers['seconds']:.0f} s wall-clock, {numbers['cpu_seconds']:.0f} s of CPU time, on "
+            f"{machine['cpus']} CPU cores{shared}")

@@ -34,7 +34,8 @@ def run_one(kind: str, seed: int, args: argparse.Namespace) -> dict:
         if not first_zero and exact_outcome_vs_random(trainer.agent(), args.seat)["loss"] == 0:
             first_zero.append(trainer.episodes_done)
 
-    trainer.train(args.episodes, log_every=args.check_every, eval_every=0, progress=False, callback=check)
+    trainer.train(args.episodes, log_every=args.check_every, eval_every=0, progress=not args.no_progress,
+                  callback=check)
     final = exact_outcome_vs_random(trainer.agent(), args.seat)
     return {
         "kind": kind, "seed": seed, "table_size": len(trainer.value_fn),
@@ -69,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--alpha", type=unit_float, default=0.1, help="step size")
     parser.add_argument("--gamma", type=unit_float, default=0.9, help="discount factor")
     parser.add_argument("--seat", choices=("X", "O"), default="X", help="the learner's seat")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     parser.add_argument("--json", type=writable_file, help="write every run's figures to this file")
     return parser
 
@@ -77,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run both table kinds over the seeds and print the Markdown table."""
     args = build_parser().parse_args(argv)
     jobs = [(kind, seed) for seed in range(args.seeds) for kind in KINDS]
-    runs = [run_one(kind, seed, args) for kind, seed in tqdm(jobs, unit="run")]
+    runs = [run_one(kind, seed, args) for kind, seed in tqdm(jobs, unit="run", disable=args.no_progress)]
     print(summarize(runs))
     if args.json:
         args.json.write_text(json.dumps(runs, indent=2) + "\n")

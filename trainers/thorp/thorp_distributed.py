@@ -97,11 +97,11 @@ def load_state(engine: BatchedES, state: dict[str, Any] | None) -> None:
     from the saved episode count (`start_streams`).
     """
     state = parallel.broadcast_from_rank0(state)
-    engine.load_state_dict(state)
-    generators = state.get("generators", [state["generator"]])
-    if state.get("world", 1) == parallel.world_size() and len(generators) == parallel.world_size():
-        engine.generator.set_state(generators[parallel.rank()])
-    else:
+    generators, world = state.get("generators", [state["generator"]]), parallel.world_size()
+    same_world = state.get("world", 1) == world and len(generators) == world
+    own = generators[parallel.rank()] if same_world else engine.generator.get_state()
+    engine.load_state_dict({**state, "generator": own})
+    if not same_world:
         start_streams(engine)
 
 

@@ -79,6 +79,8 @@ def build_parser(check_resume: bool = True) -> argparse.ArgumentParser:
     output.add_argument("--run-name", help="run folder name (default: Blackjack-single-deck__thorp-es__seed__time)")
     output.add_argument("--log-every", type=positive_int, default=20_000_000, help="episodes between logs")
     output.add_argument("--checkpoint", type=writable_file, help="checkpoint path (default: checkpoints/<run>.pt)")
+    output.add_argument("--checkpoint-every", type=non_negative_int, default=0,
+                        help="batched engine: also save the checkpoint every this many episodes (0: at the end only)")
     output.add_argument("--json", type=writable_file, help="write the final metrics to this JSON file")
     output.add_argument("--dpi", type=positive_int, default=80, help="resolution of the PNGs")
     output.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -95,12 +97,24 @@ def log_policy(logger: TensorBoardLogger, policy: LearnedPolicy, step: int) -> N
     logger.scalars(scalars, step)
 
 
-def train_batched(args: argparse.Namespace, logger: TensorBoardLogger,
-                  signals: StopSignals | None = None) -> tuple[BatchedES, float]:
+def save_batched(checkpoint: Path | None, engine: BatchedES, seconds: float) -> None:
+    """Save the batched engine's run to `checkpoint` (rank 0; every rank calls this: the state is gathered)."""
+    state = thorp_distributed.gather_state(engine)
+    if state is None or checkpoint is None:
+        return
+    table = engine.to_qtable()
+    save_checkpoint(checkpoint, {"config": {**engine.config(), **STUDY_ENV}, "value_fn_config": table.config(),
+                                 "value_fn_state": table.state_dict(), "episodes": engine.episodes,
+                                 "seconds": seconds, "engine": state})
+
+
+def train_batched(args: argparse.Namespace, logger: TensorBoardLogger, signals: StopSignals | None = None,
+                  checkpoint: Path | None = None) -> tuple[BatchedES, float]:
     """Run the batched engine (from --resume if given) with a progress bar and logs; return it and its seconds.
 
     Under torchrun every rank calls this: rank 0 reads --resume and hands the state to the others, the
-    ranks play their shares of each batch, and only rank 0 shows progress and logs.
+    ranks play their shares of each batch, and only rank 0 shows progress, logs and saves to `checkpoint`
+    every --checkpoint-every episodes.
     """
     signals = signals or StopSignals(lambda: None)
     rank0 = parallel.is_rank0()
@@ -114,14 +128,19 @@ def train_batched(args: argparse.Namespace, logger: TensorBoardLogger,
     else:
         thorp_distributed.start_streams(engine)
     next_log = (engine.episodes // args.log_every + 1) * args.log_every
+    every = getattr(args, "checkpoint_every", 0)
+    next_save = (engine.episodes // every + 1) * every if every else None
     start = time.perf_counter()
 
     def after_batch(engine: BatchedES, size: int) -> None:
-        nonlocal next_log
+        nonlocal next_log, next_save
         bar.update(size)
         if rank0 and engine.episodes >= next_log:
             next_log += args.log_every
             log_policy(logger, LearnedPolicy.from_engine(engine), engine.episodes)
+        if next_save is not None and engine.episodes >= next_save:  # the same batch on every rank
+            next_save = (engine.episodes // every + 1) * every
+            save_batched(checkpoint, engine, seconds + time.perf_counter() - start)
 
     more = max(args.episodes - engine.episodes, 0)
     with tqdm(total=more, unit="ep", unit_scale=True, disable=args.no_progress or not rank0,
@@ -151,15 +170,11 @@ def train(args: argparse.Namespace, logger: TensorBoardLogger, checkpoint: Path,
         trainer.save(checkpoint)
         policy = LearnedPolicy.from_table(trainer.value_fn)
     else:
-        engine, seconds = train_batched(args, logger, signals)
-        state = thorp_distributed.gather_state(engine)
+        engine, seconds = train_batched(args, logger, signals, checkpoint)
+        save_batched(checkpoint, engine, seconds)
         policy, episodes = LearnedPolicy.from_engine(engine), engine.episodes
         extra = {"seed": engine.seed, "batch": args.batch, "device": args.device, "threads": args.threads,
                  "ranks": parallel.world_size(), "peeked_naturals": engine.peeked_naturals}
-        table = engine.to_qtable()
-        save_checkpoint(checkpoint, {"config": {**engine.config(), **STUDY_ENV}, "value_fn_config": table.config(),
-                                     "value_fn_state": table.state_dict(), "episodes": engine.episodes,
-                                     "seconds": seconds, "engine": state})
     log_policy(logger, policy, episodes)
     run = {"engine": args.engine, **extra, "episodes": episodes, "seconds": round(seconds, 1),
            "episodes_per_second": round(episodes / max(seconds, 1e-9))}
@@ -193,8 +208,8 @@ def run_study(args: argparse.Namespace, signals: StopSignals) -> dict[str, Any] 
     """Train, report, draw; return the metrics (None on ranks other than 0: they only train)."""
     torch.set_num_threads(args.threads)
     if not parallel.is_rank0():
-        engine, _ = train_batched(args, NullLogger(), signals)
-        thorp_distributed.gather_state(engine)
+        engine, seconds = train_batched(args, NullLogger(), signals)
+        save_batched(None, engine, seconds)  # hands this rank's stream to rank 0's checkpoint
         return None
     name = args.run_name or run_name("Blackjack-single-deck", "thorp-es", args.seed)
     checkpoint = args.checkpoint or Path("checkpoints") / f"{name}.pt"
@@ -223,8 +238,8 @@ def study(args: argparse.Namespace) -> int:
         raise RLTorchError("--engine trainer runs in one process; under torchrun use the batched engine")
     signals = StopSignals(lambda: None)
     try:
+        parallel.init_from_env(timeout_s=args.dist_timeout, device=args.device)  # Ctrl-C while waiting: interrupted
         with signals.active():
-            parallel.init_from_env(timeout_s=args.dist_timeout, device=args.device)
             metrics = run_study(args, signals)
             if metrics is not None:
                 print_json(metrics, args.json)

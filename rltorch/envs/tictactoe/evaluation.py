@@ -57,7 +57,7 @@ def format_report(report: dict[str, Any]) -> str:
     lines = []
     for seat, figures in report.items():
         lost = figures["lines_lost_vs_perfect"]
-        verdict = "never loses" if not lost else f"loses {lost} lines"
+        verdict = "never loses" if not lost else f"loses {lost} line{'s' if lost > 1 else ''} of play"
         lines.append(
             f"as {seat}: vs random win {figures['win']:.4f}, draw {figures['draw']:.4f}, loss {figures['loss']:.4f} "
             f"(exact: {figures['fractions']['loss']} loss); vs perfect: {verdict}"
