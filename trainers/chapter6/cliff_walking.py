@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from study_output import StudyResult, progress, run_seeds, run_study, study_parser, table, timing
 
 from rltorch.policies import ConstantSchedule
-from rltorch.run.options import positive_int, step_size, unit_float
+from rltorch.run.options import positive_int
 from rltorch.trainers import QLearningTrainer, SARSATrainer
 from rltorch.values import QTable
 
@@ -171,17 +171,14 @@ curves are smoothed over {numbers['smooth']} episodes; the table's returns are n
 
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
-    parser = study_parser(__doc__, runs=50, episodes=500)
-    parser.add_argument("--alpha", type=step_size, default=0.5, help="step size")
-    parser.add_argument("--epsilon", type=unit_float, default=0.1, help="exploration rate")
+    parser = study_parser(__doc__, runs=50, episodes=500, alpha=0.5, epsilon=0.1)
     parser.add_argument("--smooth", type=positive_int, default=10, help="moving-average window of the figure")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse `argv`, run the study, write its figure, numbers and snippet."""
-    args = build_parser().parse_args(argv)
-    return run_study(STEM, __file__, argv, args, compute)
+    return run_study(STEM, __file__, argv, build_parser(), compute)
 
 
 if __name__ == "__main__":

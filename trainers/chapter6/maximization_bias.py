@@ -22,7 +22,6 @@ from study_output import StudyResult, progress, run_seeds, run_study, study_pars
 
 from rltorch.envs.max_bias.env import ENV_ID
 from rltorch.policies import ConstantSchedule
-from rltorch.run.options import step_size, unit_float
 from rltorch.trainers import DoubleQLearningTrainer, QLearningTrainer
 from rltorch.values import QTable
 
@@ -150,16 +149,13 @@ gamma 1, {numbers['b_actions']} actions in B with rewards from N(-0.1, 1), rltor
 
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
-    parser = study_parser(__doc__, runs=10_000, episodes=300)
-    parser.add_argument("--alpha", type=step_size, default=0.1, help="step size")
-    parser.add_argument("--epsilon", type=unit_float, default=0.1, help="exploration rate")
+    parser = study_parser(__doc__, runs=10_000, episodes=300, alpha=0.1, epsilon=0.1)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse `argv`, run the study, write its figure, numbers and snippet."""
-    args = build_parser().parse_args(argv)
-    return run_study(STEM, __file__, argv, args, compute)
+    return run_study(STEM, __file__, argv, build_parser(), compute)
 
 
 if __name__ == "__main__":

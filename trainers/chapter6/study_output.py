@@ -24,7 +24,15 @@ from matplotlib.figure import Figure
 from tqdm import tqdm
 
 from rltorch.logger import TensorBoardLogger
-from rltorch.run.options import make_parser, non_negative_int, positive_int, writable_file, writable_folder
+from rltorch.run.options import (
+    make_parser,
+    non_negative_int,
+    positive_int,
+    step_size,
+    unit_float,
+    writable_file,
+    writable_folder,
+)
 from rltorch.run.output import run_cli, run_name
 from rltorch.run.plots import save_png
 
@@ -43,13 +51,19 @@ class StudyResult:
     curves: dict[str, Curve] = field(default_factory=dict)
 
 
-def study_parser(description: str | None, *, runs: int | None, episodes: int | None) -> argparse.ArgumentParser:
-    """A parser with the options every study shares: --runs and --episodes (when given defaults), seed and outputs."""
+def study_parser(description: str | None, *, runs: int | None, episodes: int | None, alpha: float | None = None,
+                 epsilon: float | None = None) -> argparse.ArgumentParser:
+    """A parser with the options every study shares: --runs, --episodes, --alpha, --epsilon (those given defaults),
+    the seed and the outputs."""
     parser = make_parser(description)
     if runs is not None:
         parser.add_argument("--runs", type=positive_int, default=runs, help="independent runs averaged")
     if episodes is not None:
         parser.add_argument("--episodes", type=positive_int, default=episodes, help="episodes per run")
+    if alpha is not None:
+        parser.add_argument("--alpha", type=step_size, default=alpha, help="step size")
+    if epsilon is not None:
+        parser.add_argument("--epsilon", type=unit_float, default=epsilon, help="exploration rate")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="base seed: each run's seed is drawn from it")
     output = parser.add_argument_group("output")
     output.add_argument("--out", type=writable_folder,
@@ -79,10 +93,11 @@ def command_line(script: str, argv: Sequence[str]) -> str:
     return shlex.join(["python", str(shown), *argv])
 
 
-def run_study(stem: str, script: str, argv: Sequence[str] | None, args: argparse.Namespace,
+def run_study(stem: str, script: str, argv: Sequence[str] | None, parser: argparse.ArgumentParser,
               compute: Callable[[argparse.Namespace], StudyResult]) -> int:
-    """Run `compute(args)`, timed, and write its outputs; one-line errors and exit status 1 on a file problem."""
+    """Parse `argv`, run `compute(args)` timed, write its outputs; one-line errors, exit status 1 on a file problem."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(argv)
     return run_cli(lambda: _run(stem, command_line(script, argv), args, compute))
 
 

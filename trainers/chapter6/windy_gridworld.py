@@ -25,7 +25,7 @@ from rltorch.errors import RLTorchError
 from rltorch.mdp import deterministic_policy, epsilon_greedy_policy, expected_return, model_of
 from rltorch.mdp.evaluation import ModelEvaluation
 from rltorch.policies import ConstantSchedule
-from rltorch.run.options import positive_int, step_size, unit_float
+from rltorch.run.options import positive_int
 from rltorch.trainers import SARSATrainer
 from rltorch.values import QTable
 
@@ -216,17 +216,14 @@ over the last {numbers['slope_window_steps']:,} steps (the inverse slope).
 
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
-    parser = study_parser(__doc__, runs=20, episodes=None)
+    parser = study_parser(__doc__, runs=20, episodes=None, alpha=0.5, epsilon=0.1)
     parser.add_argument("--steps", type=positive_int, default=8000, help="time steps per run")
-    parser.add_argument("--alpha", type=step_size, default=0.5, help="step size")
-    parser.add_argument("--epsilon", type=unit_float, default=0.1, help="exploration rate")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse `argv`, run the study, write its figure, numbers and snippet."""
-    args = build_parser().parse_args(argv)
-    return run_study(STEM, __file__, argv, args, compute)
+    return run_study(STEM, __file__, argv, build_parser(), compute)
 
 
 if __name__ == "__main__":

@@ -156,8 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse `argv`, run the study, write its figure, numbers and snippet."""
-    args = build_parser().parse_args(argv)
-    return run_study(STEM, __file__, argv, args, compute)
+    return run_study(STEM, __file__, argv, build_parser(), compute)
 
 
 if __name__ == "__main__":

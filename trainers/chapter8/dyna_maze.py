@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 from rltorch.envs.dyna_maze import ENV_ID
 from rltorch.mdp import FiniteModel, Transition, epsilon_greedy_policy, expected_return, model_of, value_iteration
 from rltorch.policies import ConstantSchedule
-from rltorch.run.options import step_size, unit_float
+from rltorch.run.options import unit_float
 from rltorch.trainers import DynaQTrainer
 from rltorch.values import QTable
 
@@ -185,18 +185,15 @@ def verdict(numbers: dict) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
-    parser = study_parser(__doc__, runs=30, episodes=50)
+    parser = study_parser(__doc__, runs=30, episodes=50, alpha=0.1, epsilon=0.1)
     parser.add_argument("--planning", type=planning_list, default=PLANNING, help="numbers of planning steps")
-    parser.add_argument("--alpha", type=step_size, default=0.1, help="step size")
-    parser.add_argument("--epsilon", type=unit_float, default=0.1, help="exploration rate")
     parser.add_argument("--gamma", type=unit_float, default=0.95, help="discount")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse `argv`, run the study, write its figure, numbers and snippet."""
-    args = build_parser().parse_args(argv)
-    return run_study(STEM, __file__, argv, args, compute)
+    return run_study(STEM, __file__, argv, build_parser(), compute)
 
 
 if __name__ == "__main__":
