@@ -68,6 +68,9 @@ def build_parser(check_resume: bool = True) -> argparse.ArgumentParser:
     learning.add_argument("--resume", type=existing_file if check_resume else Path,
                           help="batched engine: continue from this checkpoint up to --episodes in all (0 more: "
                                "only report)")
+    learning.add_argument("--inexact-resume", action="store_true",
+                          help="resume from a checkpoint saved inside a batch (the continuation then differs from a "
+                               "straight run; a stop by a signal always lands on a whole batch)")
     learning.add_argument("--soft18-episodes", type=non_negative_int, default=8_000_000,
                           help="episodes of each soft-18 convergence run (4 runs; 0 skips that figure)")
     learning.add_argument("--dist-timeout", type=positive_float, default=parallel.DEFAULT_TIMEOUT_S,
@@ -123,6 +126,10 @@ def train_batched(args: argparse.Namespace, logger: TensorBoardLogger, signals: 
         saved = load_checkpoint(args.resume) if rank0 else None
         if saved is not None and "engine" not in saved:
             raise RLTorchError(f"{args.resume} holds no batched-engine state to resume (made with --engine trainer?)")
+        if saved is not None and saved["episodes"] % args.batch and not args.inexact_resume:
+            raise RLTorchError(f"{args.resume} was saved after {saved['episodes']:,} episodes, not a whole number of "
+                               f"--batch {args.batch:,} batches, so resuming cannot equal one straight run; pass "
+                               "--inexact-resume to continue anyway")
         thorp_distributed.load_state(engine, saved["engine"] if saved is not None else None)
         seconds = saved.get("seconds", 0.0) if saved is not None else 0.0
     else:
