@@ -174,3 +174,19 @@ def test_a_checkpoint_missing_a_key_names_it(trainer, tmp_path, key):
     for read in (rltorch.load, load_checkpoint):
         with pytest.raises(RLTorchError, match=re.escape(f"checkpoint {path} has no '{key}'")):
             read(path)
+
+
+@pytest.mark.parametrize("command", [
+    ["evaluate", "{path}"], ["play", "--checkpoint", "{path}"], ["figure", "{path}"], ["train", "--resume", "{path}"],
+])
+def test_the_commands_refuse_hostile_files_in_one_line_without_running_them(command, trainer, tmp_path, monkeypatch,
+                                                                             capsys):
+    from rltorch.run.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    marker = tmp_path / "MARKER"
+    for name, path in hostile_files(tmp_path, marker, trainer).items():
+        status = main([part.format(path=path) for part in command])
+        err = capsys.readouterr().err
+        assert status == 1 and err.count("\n") == 1 and "trusted" in err, (name, err)
+        assert not marker.exists(), f"{command[0]} on {name} ran its code"

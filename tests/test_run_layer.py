@@ -50,7 +50,7 @@ def test_a_users_own_env_trains_through_the_one_command(tmp_path):
     assert "mean return -2.000" in result.stdout  # the two-step exit, worked out by hand
     assert "wins" not in result.stdout and "losses" not in result.stdout
     metrics = json.loads((tmp_path / "m.json").read_text())
-    assert metrics["env"] == "Chain-v0" and metrics["test_mean_return"] == -2.0 and "test_wins" not in metrics
+    assert metrics["env"] == "tests.chain_env:Chain-v0" and metrics["test_mean_return"] == -2.0 and "test_wins" not in metrics
     agent = rltorch.load(tmp_path / "chain.pt")
     assert agent.act(2, [0, 1]) in (0, 1) and agent.act(1, [0, 1]) == 0 and agent.act(3, [0, 1]) == 1
 
@@ -100,3 +100,35 @@ def test_plot_refuses_fewer_labels_than_runs_and_lists_the_tags_it_has(tmp_path)
     assert wrong.returncode == 1 and "eval/mean_return" in wrong.stderr
     good = rltorch_cmd("plot", tmp_path / "a", "--out", tmp_path / "c.png")
     assert good.returncode == 0 and (tmp_path / "c.png").stat().st_size > 0
+
+
+def scalar_tags(run_dir):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(run_dir))
+    events.Reload()
+    return set(events.Tags()["scalars"]), set(events.Tags()["images"])
+
+
+def test_an_env_without_a_model_trains_without_exact_curves_and_one_with_a_model_gets_them(tmp_path):
+    common = ["--episodes", 200, "--eval-every", 100, "--eval-games", 5, "--test-games", 5, "--no-progress",
+              "--log-dir", tmp_path]
+    plain = rltorch_cmd("train", "--env", "tests.chain_env:Chain-v0", *common, "--run-name", "chain",
+                        "--checkpoint", tmp_path / "chain.pt")
+    grid = rltorch_cmd("train", "--env", "FrozenLake-v1", "--algo", "qlearning", "--gamma", 0.99, *common,
+                       "--run-name", "lake", "--checkpoint", tmp_path / "lake.pt", "--json", tmp_path / "lake.json")
+    assert plain.returncode == 0 == grid.returncode, plain.stderr + grid.stderr
+    chain_scalars, chain_images = scalar_tags(tmp_path / "chain")
+    lake_scalars, lake_images = scalar_tags(tmp_path / "lake")
+    assert "eval/mean_return" in chain_scalars and not [t for t in chain_scalars if t.startswith("exact/")]
+    assert {"exact/expected_return", "exact/return_gap", "exact/rms_error", "exact/policy_agreement"} <= lake_scalars
+    assert {"grid/learned", "grid/compare"} <= lake_images and not chain_images
+    exact = json.loads((tmp_path / "lake.json").read_text())["exact"]
+    # FrozenLake 4x4 within its 100-step limit: the best success probability is 0.744190287829 (the solver's)
+    assert exact["optimum"] == pytest.approx(0.744190287829, abs=1e-9)
+    assert exact["return_gap"] == pytest.approx(exact["optimum"] - exact["expected_return"])
+    figure = rltorch_cmd("figure", tmp_path / "lake.pt", "--out", tmp_path / "figures")
+    assert figure.returncode == 0, figure.stderr
+    assert (tmp_path / "figures" / "grid_compare.png").read_bytes()[:4] == b"\x89PNG"
+    refused = rltorch_cmd("figure", tmp_path / "chain.pt")
+    assert refused.returncode == 1 and "not a grid world" in refused.stderr

@@ -156,13 +156,15 @@ def build_trainer(algorithm: str, args: argparse.Namespace, env_id: str) -> Trai
         raise RLTorchError(str(error)) from None
     exact, _, _ = exact_hooks(env, args.gamma)
     try:
-        return TRAINERS[algorithm](
+        trainer = TRAINERS[algorithm](
             env, build_value_fn(args, env, algorithm), keys=build_keys(args, env, env_id), gamma=args.gamma,
             schedule=schedule, seed=args.seed, eval_env=evaluation_env(env, env_id, kwargs), exact_eval=exact,
             **algorithm_options(algorithm, args, env, env_id),
         )
     except ValueError as error:
         raise RLTorchError(str(error)) from None
+    trainer.env_id = env_id  # with its module, so `evaluate` can make a user's env again
+    return trainer
 
 
 def run_training(

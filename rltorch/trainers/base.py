@@ -73,6 +73,7 @@ class Trainer:
         self.is_game = bool(getattr(env.unwrapped, "is_game", False))
         self.episodes_done = 0
         self.steps_done = 0
+        self.env_id: str | None = None  # the id the env was made from, when it differs from its spec's (module:Id)
         self.stop_requested = False  # set (e.g. by a signal handler) to stop at the next episode boundary
         self.legal_actions = _legal_actions_of(env)
         self._block = self._new_block()
@@ -225,7 +226,7 @@ class Trainer:
         return {
             "algorithm": self.algorithm,
             "env": type(self.env.unwrapped).__name__,
-            "env_id": spec.id if spec is not None else None,
+            "env_id": self.env_id or (spec.id if spec is not None else None),
             "env_kwargs": dict(spec.kwargs) if spec is not None else {},
             "env_class": f"{type(self.env.unwrapped).__module__}:{type(self.env.unwrapped).__qualname__}",
             "gamma": self.gamma,
