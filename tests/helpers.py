@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import random
 from collections.abc import Sequence
+from pathlib import Path
 
 from rltorch.envs.blackjack.env import HIT, STICK, BlackjackEnv
 
@@ -43,3 +45,14 @@ def hit_below_15_trace(env: BlackjackEnv, seed: int, hands: int) -> list:
             obs, reward, done, _, _ = env.step(HIT if obs[0] < 15 else STICK)
         trace.append((obs, reward))
     return trace
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_script(relative: str, name: str | None = None):
+    """Import a script of the repository (e.g. trainers/chapter5/blackjack_mc.py) as a module, for its main()."""
+    spec = importlib.util.spec_from_file_location(name or Path(relative).stem + "_under_test", ROOT / relative)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -1,4 +1,3 @@
-import importlib.util
 import json
 import math
 import subprocess
@@ -13,19 +12,14 @@ from rltorch.envs.blackjack.evaluation import StickAtLeast
 from rltorch.envs.blackjack.solver import policy_value, q_star
 
 from chapter5_figures import figure_5_1, figure_5_2
+from helpers import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def load_module(relative):
-    spec = importlib.util.spec_from_file_location(Path(relative).stem + "_under_test", ROOT / relative)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
-
-script = load_module("trainers/chapter5/blackjack_mc.py")
-plain = load_module("bench/plain_blackjack.py")
+script = load_script("trainers/chapter5/blackjack_mc.py")
+plain = load_script("bench/plain_blackjack.py")
 
 
 @pytest.mark.parametrize("method", ["prediction", "es", "on-policy", "off-policy-prediction", "off-policy-control"])

@@ -1,21 +1,16 @@
 """The book-experiment scripts of chapters 6-8: each runs small in-process and writes its PNG, JSON and Markdown;
 the numbers are checked against values worked out independently where that is cheap."""
 
-import importlib.util
 import json
 import math
 from pathlib import Path
 
 import pytest
 
+from helpers import load_script
+
 ROOT = Path(__file__).resolve().parents[1]
 
-
-def load_script(relative):
-    spec = importlib.util.spec_from_file_location(Path(relative).stem + "_study_under_test", ROOT / relative)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def run_small(script, stem, tmp_path, *args):

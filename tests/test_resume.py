@@ -44,13 +44,7 @@ EVALUATING = {"progress": False, "log_every": 1, "eval_every": 50, "eval_games":
 FAST_DECAY = ExponentialSchedule(decay=100.0)  # epsilon moves a lot within the run, so the episode count matters
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Small networks run several times faster on one thread (and the suite stays fast on a busy machine)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def same(a: object, b: object) -> bool:

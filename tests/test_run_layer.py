@@ -50,7 +50,8 @@ def test_a_users_own_env_trains_through_the_one_command(tmp_path):
     assert "mean return -2.000" in result.stdout  # the two-step exit, worked out by hand
     assert "wins" not in result.stdout and "losses" not in result.stdout
     metrics = json.loads((tmp_path / "m.json").read_text())
-    assert metrics["env"] == "tests.chain_env:Chain-v0" and metrics["test_mean_return"] == -2.0 and "test_wins" not in metrics
+    assert metrics["env"] == "tests.chain_env:Chain-v0" and metrics["test_mean_return"] == -2.0
+    assert "test_wins" not in metrics
     agent = rltorch.load(tmp_path / "chain.pt")
     assert agent.act(2, [0, 1]) in (0, 1) and agent.act(1, [0, 1]) == 0 and agent.act(3, [0, 1]) == 1
 

@@ -33,12 +33,7 @@ script = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(script)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def exact_state_policy() -> LearnedPolicy:

@@ -39,13 +39,7 @@ QUIET = {"progress": False, "eval_every": 0}
 WALK = "rltorch/RandomWalk-v0"
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Small networks run several times faster on one thread."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def walk(state: int) -> int:

@@ -80,7 +80,7 @@ def batch_q_targets(batch: Sequence[Transition], value_fn: ValueFunction, gamma:
     return targets
 
 
-class QLearningTrainer(Trainer):
+class QLearningTrainer(OneStepTrainer):
     """Off-policy TD control: update Q(S, A) toward R + gamma max_a Q(S', a), then choose in S'.
 
     The step to DQN, both off by default: `replay_size` > 0 keeps a replay buffer and fits a
@@ -105,16 +105,13 @@ class QLearningTrainer(Trainer):
         """Play one episode, updating after every step."""
         if self.replay is None and self.target_fn is self.value_fn:
             return self._run_plain_episode(epsilon)
-        state, _ = self.env.reset()
-        total = 0.0
-        while True:
-            action, key = self.choose(state, epsilon)
-            state, reward, terminated, truncated, _ = self.step(action)
-            total += reward
-            next_keys = [] if terminated else self.keys(state, self.legal_actions())
-            self.learn_transition((key, reward, terminated, next_keys))
-            if terminated or truncated:
-                return total
+        return super().run_episode(epsilon)
+
+    def learn_step(self, state: Hashable, action: int, key: Hashable, reward: float, next_state: Hashable,
+                   terminated: bool, epsilon: float) -> None:
+        """Learn from the transition (or from a replayed minibatch)."""
+        next_keys = [] if terminated else self.keys(next_state, self.legal_actions())
+        self.learn_transition((key, reward, terminated, next_keys))
 
     def _run_plain_episode(self, epsilon: float) -> float:
         """The same episode without replay or a target copy, with the per-step lookups bound once (for speed)."""
