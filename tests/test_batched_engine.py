@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 
 import gymnasium as gym
 import numpy as np
@@ -21,7 +22,7 @@ import pytest
 import torch
 from gymnasium import spaces
 
-from rltorch.engines import BatchedEngine, SequenceDraws, run_keys
+from rltorch.engines import BatchedEngine, SequenceDraws, numba_control, run_keys
 from rltorch.engines.draws import hash_words
 from rltorch.mdp import FiniteModel, Transition
 from rltorch.policies import ConstantSchedule
@@ -229,34 +230,70 @@ def test_mixed_control_lanes_each_equal_their_trainer():
 
 
 def test_draw_order_is_the_documented_one():
-    # Mutant: drawing the start state before the transition in a step fails.
+    # Mutants: the start state drawn before the step's transition, or a start drawn after the last episode, fail.
     model = chain_model()
     draws = SequenceDraws([recorded(3)], record=True)
-    BatchedEngine(model).run("qlearning", [0.5], 2, epsilon=EPSILON, draws=draws)
-    purposes = [purpose for _, purpose, _ in draws.trace]
-    assert purposes[:3] == ["start", "epsilon", "choice"]  # all values 0: every action ties
-    body = purposes[3:]
-    assert body[0] in ("transition", "epsilon") and purposes.count("start") == 2
+    BatchedEngine(model).run("qlearning", [0.5], 3, epsilon=EPSILON, draws=draws)
+    letters = {"start": "S", "epsilon": "E", "choice": "C", "transition": "T"}
+    trace = "".join(letters[purpose] for _, purpose, _ in draws.trace)
+    assert re.fullmatch(r"SEC?(T?S?EC?)*T?", trace), trace  # start, A_0; then per step: [T] [S] E [C]
+    assert trace.count("S") == 3 and "T" in trace and "C" in trace
 
 
-def test_the_same_seed_gives_identical_results_and_another_seed_does_not():
+BACKENDS = ["torch", pytest.param("numba", marks=pytest.mark.skipif(not numba_control.available(),
+                                                                    reason="numba is not installed"))]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_same_seed_gives_identical_results_and_another_seed_does_not(backend):
     # Mutant: CounterDraws ignoring the seed (keys from the run index alone) fails the last assertion.
-    engine = BatchedEngine(cliff_model())
+    engine = BatchedEngine(cliff_model(), backend=backend)
     first, second = (engine.run("sarsa", [0.5] * 4, 30, seed=11) for _ in range(2))
     other = engine.run("sarsa", [0.5] * 4, 30, seed=12)
     assert torch.equal(first.returns, second.returns) and torch.equal(first.values, second.values)
     assert not torch.equal(first.returns, other.returns)
 
 
-def test_a_slice_of_runs_alone_equals_the_same_runs_in_a_bigger_batch():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_slice_of_runs_alone_equals_the_same_runs_in_a_bigger_batch(backend):
     # Mutant: keys drawn from SeedSequence(seed).generate_state(total) (batch-size dependent) fails.
-    engine = BatchedEngine(cliff_model())
+    engine = BatchedEngine(cliff_model(), backend=backend)
     names = ["sarsa", "qlearning", "expected-sarsa"] * 4
     alphas = [0.2, 0.2, 0.2, 0.6, 0.6, 0.6, 0.9, 0.9, 0.9, 0.4, 0.4, 0.4]
     runs = list(range(10, 22))
     whole = engine.run(names, alphas, 25, seed=5, run_index=runs)
     part = engine.run(names[3:7], alphas[3:7], 25, seed=5, run_index=runs[3:7])
     assert torch.equal(whole.returns[3:7], part.returns) and torch.equal(whole.values[3:7], part.values)
+
+
+@pytest.mark.parametrize("algorithm", ["sarsa", "double-qlearning", "nstep-sarsa"])
+def test_dropping_finished_lanes_changes_nothing(algorithm, monkeypatch):
+    # Mutant: Lanes.select keeping the old record offsets (records land in the wrong rows) fails.
+    from rltorch.engines import batched
+
+    engine = BatchedEngine(chain_model(), backend="torch")
+    alphas = [0.5, 0.3, 0.9, 0.7, 0.2, 1.0]  # the lanes finish their episodes at different iterations
+    plain = engine.run(algorithm, alphas, 8, n=2, seed=1)
+    monkeypatch.setattr(batched, "MIN_COMPACT", 1)
+    monkeypatch.setattr(batched, "CHECK_EVERY", 2)
+    dropped = engine.run(algorithm, alphas, 8, n=2, seed=1)
+    assert torch.equal(plain.returns, dropped.returns) and torch.equal(plain.lengths, dropped.lengths)
+    assert torch.equal(plain.values, dropped.values)
+
+
+@pytest.mark.skipif(not numba_control.available(), reason="numba is not installed")
+@pytest.mark.parametrize("model_name", sorted(MODELS))
+def test_the_numba_backend_equals_the_torch_engine(model_name):
+    # Mutants: numba's Expected SARSA summed from 0 + p0 q0 in another order, or SARSA choosing after its update.
+    model = MODELS[model_name]()
+    names = ["sarsa", "expected-sarsa", "qlearning"] * 3
+    alphas = [0.1, 0.1, 0.1, 0.5, 0.5, 0.5, 1.0, 1.0, 1.0]
+    torch_result, numba_result = (
+        BatchedEngine(model, backend=backend).run(names, alphas, 15, epsilon=EPSILON, gamma=0.9, seed=4,
+                                                  run_index=torch.arange(3, 12)) for backend in ("torch", "numba"))
+    assert torch.equal(torch_result.returns, numba_result.returns)
+    assert torch.equal(torch_result.lengths, numba_result.lengths)
+    assert torch.equal(torch_result.values, numba_result.values)
 
 
 def test_run_keys_are_spawned_children_and_the_hash_wraps_like_uint64():
@@ -279,3 +316,46 @@ def reference_hash(k0: int, k1: int, counter: int) -> int:
         return z ^ (z >> 31)
 
     return mix(mix((k0 + (counter + 1) * 0x9E3779B97F4A7C15) & mask) ^ k1)
+
+
+def test_a_small_figure_6_3_has_the_books_orderings():
+    # Mutant: `lanes` labelling the methods in another order (Q-learning lanes read as SARSA) fails.
+    from figure_6_3_curves import METHODS, compute_slice
+
+    sums = compute_slice(range(200), [0.5, 1.0], 100, seed=0)
+    mean = sums.finish()["mean"]
+    sarsa, expected, qlearning = (mean[METHODS.index(m)] for m in ("sarsa", "expected-sarsa", "qlearning"))
+    assert sums.runs == 200
+    assert expected[1] >= sarsa[1]  # interim, alpha 1: Expected SARSA at least SARSA
+    assert qlearning[0] < sarsa[0]  # alpha 0.5, epsilon 0.1: Q-learning's online return below SARSA's
+
+
+def test_figure_slices_add_up_to_the_whole():
+    # Mutant: compute_slice numbering lanes by their position in the slice (not the global run index) fails.
+    from figure_6_3_curves import compute_slice
+
+    whole = compute_slice(range(6), [0.5], 5, seed=2, block=5)
+    parts = compute_slice(range(0, 2), [0.5], 5, seed=2, block=5).merge(
+        compute_slice(range(2, 6), [0.5], 5, seed=2, block=5))
+    assert whole.runs == parts.runs == 6 and whole.steps == parts.steps
+    np.testing.assert_allclose(whole.mean_sums, parts.mean_sums, rtol=1e-12)
+    np.testing.assert_allclose(whole.block_sums, parts.block_sums, rtol=1e-12)
+
+
+def test_the_figure_script_writes_its_png_json_and_curves(tmp_path, capsys):
+    # Mutant: --out ignored (files only in the run folder) fails; an unknown option must be one line, exit 2.
+    import json
+
+    import figure_6_3
+
+    status = figure_6_3.main(["--runs-interim", "10", "--episodes-interim", "20", "--runs-asymptotic", "1",
+                              "--episodes-asymptotic", "100", "--alphas", "0.5", "--out", str(tmp_path / "out"),
+                              "--log-dir", str(tmp_path / "runs"), "--no-progress", "--device", "cpu"])
+    assert status == 0
+    report = json.loads((tmp_path / "out" / "figure_6_3.json").read_text())
+    assert (tmp_path / "out" / "figure_6_3.png").stat().st_size > 0
+    assert set(report["interim"]) == {"Sarsa", "Expected Sarsa", "Q-learning"} and report["peak_rss_mb"] > 0
+    assert any((tmp_path / "runs").rglob("events.out.tfevents.*"))
+    with pytest.raises(SystemExit) as stop:
+        figure_6_3.main(["--runs", "5"])
+    assert stop.value.code == 2 and len(capsys.readouterr().err.strip().splitlines()) == 1

@@ -187,6 +187,16 @@ def test_model_envs_are_evaluated_on_their_finite_models():
 # --- Stable-Baselines3 and sb3-contrib ------------------------------------------------------------------
 
 
+@pytest.fixture
+def one_torch_thread():
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # small networks train fastest on one thread
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.mark.parametrize("seat", ["X", "O", "both"])
 def test_sb3_check_env_passes_with_an_illegal_move_losing(seat):
     env_checker = pytest.importorskip("stable_baselines3.common.env_checker")
@@ -204,12 +214,10 @@ def test_sb3_check_env_passes_on_blackjack():
         env_checker.check_env(FlattenObservation(gym.make("rltorch/Blackjack-v0")))
 
 
-def test_maskable_ppo_learns_with_the_envs_own_masks_and_beats_random_exactly():
+def test_maskable_ppo_learns_with_the_envs_own_masks_and_beats_random_exactly(one_torch_thread):
     sb3_contrib = pytest.importorskip("sb3_contrib")
-    import torch
     from sb3_contrib.common.maskable.utils import is_masking_supported
 
-    torch.set_num_threads(1)
     env = FlattenObservation(gym.make("rltorch/TicTacToe-v0"))  # no mask function: the env has action_masks()
     assert is_masking_supported(env)
     model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=256, batch_size=64, seed=0, device="cpu")
@@ -221,11 +229,8 @@ def test_maskable_ppo_learns_with_the_envs_own_masks_and_beats_random_exactly():
     assert learned["win"] > random_player["win"] + 0.1 and learned["loss"] < random_player["loss"]
 
 
-def test_dqn_trains_when_an_illegal_move_loses_and_is_evaluated_exactly():
+def test_dqn_trains_when_an_illegal_move_loses_and_is_evaluated_exactly(one_torch_thread):
     sb3 = pytest.importorskip("stable_baselines3")
-    import torch
-
-    torch.set_num_threads(1)
     env = FlattenObservation(gym.make("rltorch/TicTacToe-v0", illegal_action="lose", seat="O"))
     model = sb3.DQN("MlpPolicy", env, learning_starts=200, buffer_size=5000, seed=0, device="cpu")
     model.learn(1500)
@@ -251,7 +256,7 @@ def test_comparison_script_help_and_options():
         assert exit_info.value.code == 2
 
 
-def test_comparison_script_writes_the_table_and_json(tmp_path, capsys):
+def test_comparison_script_writes_the_table_and_json(tmp_path, capsys, one_torch_thread):
     pytest.importorskip("sb3_contrib")
     import json
 

@@ -27,7 +27,7 @@ GOLDEN = -7046029254386353131  # 0x9E3779B97F4A7C15 as a signed 64-bit int
 MIX_1 = -4658895280553007687  # 0xBF58476D1CE4E5B9
 MIX_2 = -7723592293110705685  # 0x94D049BB133111EB
 LOW_32 = (1 << 32) - 1
-CHUNK_CALLS = 256  # calls served from one block of precomputed draws
+CHUNK_WORDS = 1 << 19  # words hashed per refill over all runs (keeps the temporaries near the cache)
 
 
 class DrawSource(Protocol):
@@ -83,12 +83,14 @@ class CounterDraws:
     """Each lane's c-th call returns the c-th number of its run's stream (the default draw source, see module)."""
 
     def __init__(self, seed: int, run_index: torch.Tensor, device: torch.device | str = "cpu",
-                 chunk_calls: int = CHUNK_CALLS) -> None:
+                 chunk_calls: int | None = None) -> None:
         run_index = torch.as_tensor(run_index, dtype=torch.long).reshape(-1).cpu()
         unique, inverse = torch.unique(run_index, return_inverse=True)
         self.keys = torch.from_numpy(run_keys(seed, unique).view(np.int64)).to(device)
         self.lane_run = inverse.to(device)
         self.device = torch.device(device)
+        if chunk_calls is None:
+            chunk_calls = 2 * min(128, max(4, CHUNK_WORDS // max(len(unique), 1)))
         self.chunk_calls = chunk_calls + chunk_calls % 2
         self.calls = 0
         self._chunk = torch.empty(0, 0, dtype=torch.float64, device=self.device)

@@ -39,8 +39,8 @@ class Lanes:
             self.total += torch.where(stepped, reward, 0.0)
             self.length += stepped
         where = self._row_starts + self.episode
-        self.returns.view(-1).index_put_((where,), self.total)
-        self.lengths.view(-1).index_put_((where,), self.length)
+        self.returns.view(-1).scatter_(0, where, self.total)
+        self.lengths.view(-1).scatter_(0, where, self.length)
 
     def finish(self, ended: torch.Tensor) -> torch.Tensor:
         """Close the episodes of live lanes where `ended`; return the lanes still live after that."""

@@ -100,10 +100,10 @@ class NStepSARSAKernel(Kernel):
         horizon = torch.minimum(tau + self.n, self.end)
         bootstrap = self.pair_base + self._slot(self.states, horizon) * model.num_actions + self._slot(
             self.actions, horizon)
-        following = torch.where(horizon < self.end, flat[bootstrap], 0.0)
+        following = torch.where(horizon < self.end, flat.index_select(0, bootstrap), 0.0)
         for offset in range(self.n, 0, -1):
             reward = self._slot(self.rewards, tau + offset)
             following = torch.where(tau + offset <= horizon, reward + self.gamma * following, following)
         index = self.pair_base + self._slot(self.states, tau) * model.num_actions + self._slot(self.actions, tau)
-        old = flat[index]
-        flat.index_put_((index,), torch.where(updating, old + self.alpha * (following - old), old))
+        old = flat.index_select(0, index)
+        flat.scatter_(0, index, torch.where(updating, old + self.alpha * (following - old), old))

@@ -15,6 +15,8 @@ caller can show progress between them.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import torch
 
@@ -24,7 +26,7 @@ from rltorch.mdp.model import FiniteModel
 
 try:
     import numba
-    from numba import njit, prange
+    from numba import njit
 except ImportError:  # pragma: no cover - exercised where numba is absent
     numba = None
 
@@ -33,6 +35,7 @@ MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
 MIX_2 = np.uint64(0x94D049BB133111EB)
 LOW_32 = np.uint64(0xFFFFFFFF)
 SCALE = 2.0**-32
+CHUNKS_PER_THREAD = 8
 
 
 def available() -> bool:
@@ -77,43 +80,34 @@ if numba is not None:
                 below += 1
         return min(below, last)
 
-    @njit(cache=True)
+    @njit(cache=True, inline="always")
     def _choose(q: np.ndarray, s: int, legal: np.ndarray, legal_count: np.ndarray, epsilon: float, u_epsilon: float,
-                u_choice: float) -> int:
-        """epsilon-greedy with the torch kernel's arithmetic (`ModelTensors.choose`)."""
-        actions = q.shape[1]
-        best, ties = _greedy(q, s, legal)
+                u_choice: float, best: float, ties: int) -> int:
+        """epsilon-greedy with the torch kernel's arithmetic (`ModelTensors.choose`), given `_greedy(q, s)`."""
         explore = u_epsilon < epsilon
         size = legal_count[s] if explore else np.float64(ties)
         k = int(np.floor(u_choice * size))
         running, index = 0, 0
-        for a in range(actions):
-            if legal[s, a] and (explore or q[s, a] == best):
-                running += 1
-            if running <= k:
-                index += 1
+        for a in range(q.shape[1]):
+            running += legal[s, a] and (explore or q[s, a] == best)
+            index += running <= k
         return index
 
-    @njit(cache=True)
+    @njit(cache=True, inline="always")
     def _greedy(q: np.ndarray, s: int, legal: np.ndarray) -> tuple[float, int]:
         """The largest legal value of `s` and how many legal actions have it."""
         best = -np.inf
         for a in range(q.shape[1]):
-            if legal[s, a] and q[s, a] > best:
-                best = q[s, a]
+            best = max(best, q[s, a] if legal[s, a] else -np.inf)
         ties = 0
         for a in range(q.shape[1]):
-            if legal[s, a] and q[s, a] == best:
-                ties += 1
+            ties += legal[s, a] and q[s, a] == best
         return best, ties
 
-    @njit(cache=True)
-    def _follow(q: np.ndarray, s: int, code: int, legal: np.ndarray, legal_count: np.ndarray,
-                epsilon: float) -> float:
-        """Q-learning's max (code 2) or Expected SARSA's expectation (code 1), summed left to right as torch does."""
-        best, ties = _greedy(q, s, legal)
-        if code == 2:
-            return best
+    @njit(cache=True, inline="always")
+    def _expected(q: np.ndarray, s: int, legal: np.ndarray, legal_count: np.ndarray, epsilon: float, best: float,
+                  ties: int) -> float:
+        """Expected SARSA's epsilon-greedy expectation in `s`, summed left to right as the torch kernel does."""
         base = epsilon / legal_count[s]
         greedy = base + (1.0 - epsilon) / np.float64(ties)
         total = 0.0
@@ -136,8 +130,9 @@ if numba is not None:
             s = _categorical(start_cum, start_last, u)
         u_epsilon, word = _draw(k0, k1, c, word)
         u_choice, word = _draw(k0, k1, c + 1, word)
+        best, ties = _greedy(q[lane], s, legal)
         state[lane], calls[lane] = s, c + 2
-        action[lane] = _choose(q[lane], s, legal, legal_count, epsilon, u_epsilon, u_choice)
+        action[lane] = _choose(q[lane], s, legal, legal_count, epsilon, u_epsilon, u_choice, best, ties)
 
     @njit(cache=True)
     def _advance_lane(lane: int, until: int, episodes: int, keys: np.ndarray, lanes: tuple, model: tuple,
@@ -173,12 +168,17 @@ if numba is not None:
             u_epsilon, word = _draw(k0, k1, c, word)
             u_choice, word = _draw(k0, k1, c + 1, word)
             c += 2
+            best, ties = _greedy(q, d, legal)  # before the update
             if code != 0 or ended:  # the next choice reads this step's update
-                target = r if ended else r + gamma * _follow(q, d, code, legal, legal_count, epsilon)
-                q[s, a] = old + alpha * (target - old)
-                a2 = _choose(q, d, legal, legal_count, epsilon, u_epsilon, u_choice)
+                if not ended:
+                    follow = best if code == 2 else _expected(q, d, legal, legal_count, epsilon, best, ties)
+                    r = r + gamma * follow
+                q[s, a] = old + alpha * (r - old)
+                if d == s:
+                    best, ties = _greedy(q, d, legal)
+                a2 = _choose(q, d, legal, legal_count, epsilon, u_epsilon, u_choice, best, ties)
             else:  # SARSA within an episode: A' first, from the values before the update
-                a2 = _choose(q, d, legal, legal_count, epsilon, u_epsilon, u_choice)
+                a2 = _choose(q, d, legal, legal_count, epsilon, u_epsilon, u_choice, best, ties)
                 q[s, a] = old + alpha * ((r + gamma * q[d, a2]) - old)
             s, a = d, a2
             if ep >= episodes:
@@ -186,17 +186,17 @@ if numba is not None:
         state[lane], action[lane], calls[lane], episode[lane], totals[lane], lengths_now[lane] = s, a, c, ep, total, \
             length
 
-    @njit(cache=True, parallel=True)
+    @njit(cache=True, nogil=True)
     def _begin_all(keys: np.ndarray, lanes: tuple, model: tuple, epsilon: float) -> None:
         """`_begin` for every lane."""
-        for lane in prange(keys.shape[0]):
+        for lane in range(keys.shape[0]):
             _begin(lane, keys, lanes, model, epsilon)
 
-    @njit(cache=True, parallel=True)
-    def _advance_all(until: int, episodes: int, keys: np.ndarray, lanes: tuple, model: tuple, epsilon: float,
-                     gamma: float, returns: np.ndarray, lengths: np.ndarray) -> None:
-        """`_advance_lane` for every lane, spread over numba's threads."""
-        for lane in prange(keys.shape[0]):
+    @njit(cache=True, nogil=True)
+    def _advance_lanes(first: int, stop: int, until: int, episodes: int, keys: np.ndarray, lanes: tuple,
+                       model: tuple, epsilon: float, gamma: float, returns: np.ndarray, lengths: np.ndarray) -> None:
+        """`_advance_lane` for lanes first..stop-1 (without the GIL, so threads can share the lanes)."""
+        for lane in range(first, stop):
             _advance_lane(lane, until, episodes, keys, lanes, model, epsilon, gamma, returns, lengths)
 
 
@@ -218,8 +218,9 @@ class NumbaControl:
     """Lanes of SARSA / Expected SARSA / Q-learning (codes 0 / 1 / 2) run by numba; `advance(until)` in segments."""
 
     def __init__(self, model: FiniteModel, codes: np.ndarray, alphas: np.ndarray, keys: np.ndarray, episodes: int,
-                 epsilon: float, gamma: float) -> None:
+                 epsilon: float, gamma: float, threads: int = 1) -> None:
         require()
+        self.threads = max(1, int(threads))
         self.model = model_arrays(model)
         states, actions = self.model[0].shape
         count = len(codes)
@@ -231,8 +232,7 @@ class NumbaControl:
                       np.asarray(alphas, dtype=np.float64))
         self.returns = np.zeros((count, episodes))
         self.lengths = np.zeros((count, episodes), dtype=np.int64)
-        with numba.parallel_chunksize(1):
-            _begin_all(self.keys, self.lanes, self.model, self.epsilon)
+        _begin_all(self.keys, self.lanes, self.model, self.epsilon)
 
     @property
     def q(self) -> np.ndarray:
@@ -244,7 +244,16 @@ class NumbaControl:
         return int(self.lanes[4].sum())
 
     def advance(self, until: int) -> None:
-        """Run every lane until it has finished `until` episodes (at most the batch's episodes)."""
-        with numba.parallel_chunksize(1):
-            _advance_all(min(until, self.episodes), self.episodes, self.keys, self.lanes, self.model, self.epsilon,
-                         self.gamma, self.returns, self.lengths)
+        """Run every lane until it has finished `until` episodes (at most the batch's), on `threads` threads."""
+        count = len(self.keys)
+        settings = (min(until, self.episodes), self.episodes, self.keys, self.lanes, self.model, self.epsilon,
+                    self.gamma, self.returns, self.lengths)
+        if self.threads == 1:
+            _advance_lanes(0, count, *settings)
+            return
+        size = max(1, -(-count // (CHUNKS_PER_THREAD * self.threads)))  # small chunks: lanes differ in length
+        with ThreadPoolExecutor(self.threads) as pool:
+            jobs = [pool.submit(_advance_lanes, first, min(first + size, count), *settings)
+                    for first in range(0, count, size)]
+            for job in jobs:
+                job.result()

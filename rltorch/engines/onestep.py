@@ -99,7 +99,7 @@ class ControlKernel(Kernel):
         next_state, reward, ended = model.step(self.state, self.action, live, self.draws)
         lanes.add(reward)
         index = self.pair_base + self.state * model.num_actions + self.action
-        old = self.q.view(-1)[index]
+        old = self.q.view(-1).index_select(0, index)
         still_live = lanes.finish(ended)
         decision = self.restart(ended, still_live, next_state)
         rows = lookup(self.q, self.row_base, decision)  # before this step's update
@@ -117,7 +117,7 @@ class ControlKernel(Kernel):
             target = torch.where(ended, reward, reward + gamma * chosen)
             sarsa = old + self.alpha * (target - old)
             new = torch.where(self.codes == 0, sarsa, new)
-        self.q.view(-1).index_put_((index,), torch.where(live, new, old))
+        self.q.view(-1).scatter_(0, index, torch.where(live, new, old))
         self.state, self.action = decision, action
 
     def follow_value(self, rows: torch.Tensor, states: torch.Tensor) -> torch.Tensor:
@@ -125,9 +125,10 @@ class ControlKernel(Kernel):
         best, ties, tie_count = self.model.greedy_ties(rows, states)
         if not self.has_expected:
             return best
-        base = self.epsilon / self.model.legal_count[states]
+        base = self.epsilon / self.model.legal_count.index_select(0, states)
         greedy = base + (1.0 - self.epsilon) / tie_count.to(rows.dtype)
-        probabilities = torch.where(ties, greedy[:, None], torch.where(self.model.legal[states], base[:, None], 0.0))
+        legal = self.model.legal.index_select(0, states)
+        probabilities = torch.where(ties, greedy[:, None], torch.where(legal, base[:, None], 0.0))
         expected = sequential_sum(probabilities * rows)
         return torch.where(self.codes == 1, expected, best) if self.has_max else expected
 
@@ -165,13 +166,13 @@ class DoubleQKernel(Kernel):
         next_state, reward, ended = model.step(self.state, action, live, self.draws)
         lanes.add(reward)
         own = (self.draws.uniform(live, "coin") >= 0.5).long()  # 0: heads, Q1 is updated
-        own_rows = torch.where(model.legal[next_state], self.half_rows(own, next_state), -torch.inf)
+        own_rows = torch.where(model.legal.index_select(0, next_state), self.half_rows(own, next_state), -torch.inf)
         best = own_rows.argmax(dim=1, keepdim=True)  # the first maximal action, as the trainer's target takes
         value = self.half_rows(1 - own, next_state).gather(1, best).squeeze(1)
         target = torch.where(ended, reward, reward + self.gamma * value)
         index = self.pair_base + own * (model.num_states * model.num_actions) + self.state * model.num_actions + action
-        old = self.q.view(-1)[index]
-        self.q.view(-1).index_put_((index,), torch.where(live, old + self.alpha * (target - old), old))
+        old = self.q.view(-1).index_select(0, index)
+        self.q.view(-1).scatter_(0, index, torch.where(live, old + self.alpha * (target - old), old))
         self.state = self.restart(ended, lanes.finish(ended), next_state)
 
 
@@ -198,7 +199,8 @@ class PredictionKernel(Kernel):
         next_state, reward, ended = model.step(self.state, action, live, self.draws)
         lanes.add(reward)
         flat = self.v.view(-1)
-        old, following = flat[self.row_base + self.state], flat[self.row_base + next_state]
+        old = flat.index_select(0, self.row_base + self.state)
+        following = flat.index_select(0, self.row_base + next_state)
         target = torch.where(ended, reward, reward + self.gamma * following)
-        flat.index_put_((self.row_base + self.state,), torch.where(live, old + self.alpha * (target - old), old))
+        flat.scatter_(0, self.row_base + self.state, torch.where(live, old + self.alpha * (target - old), old))
         self.state = self.restart(ended, lanes.finish(ended), next_state)

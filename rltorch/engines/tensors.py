@@ -47,9 +47,9 @@ class Categorical:
 
     def sample(self, rows: torch.Tensor, mask: torch.Tensor, draws: DrawSource, purpose: str) -> torch.Tensor:
         """The outcome index of each lane's row, drawing where `mask` and the row has several outcomes."""
-        u = draws.uniform(mask & self.several[rows], purpose)
-        below = (self.cumulative[rows] <= u[:, None]).sum(dim=1)
-        return torch.minimum(below, self.last[rows])
+        u = draws.uniform(mask & self.several.index_select(0, rows), purpose)
+        below = (self.cumulative.index_select(0, rows) <= u[:, None]).sum(dim=1)
+        return torch.minimum(below, self.last.index_select(0, rows))
 
 
 class ModelTensors:
@@ -82,9 +82,11 @@ class ModelTensors:
         """Next state, reward and whether the episode ended, for each lane's (state, action)."""
         pairs = states * self.num_actions + actions
         if self.deterministic:
-            return self.next_state[pairs], self.reward[pairs], self.terminal[pairs]
+            return (self.next_state.index_select(0, pairs), self.reward.index_select(0, pairs),
+                    self.terminal.index_select(0, pairs))
         flat = pairs * self.width + self.outcomes.sample(pairs, mask, draws, "transition")
-        return self.next_state.view(-1)[flat], self.reward.view(-1)[flat], self.terminal.view(-1)[flat]
+        return (self.next_state.view(-1).index_select(0, flat), self.reward.view(-1).index_select(0, flat),
+                self.terminal.view(-1).index_select(0, flat))
 
     def starts(self, mask: torch.Tensor, draws: DrawSource) -> torch.Tensor:
         """A start state for each lane (a draw only where `mask` and the start is random)."""
@@ -95,7 +97,7 @@ class ModelTensors:
 
     def greedy_ties(self, rows: torch.Tensor, states: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(best legal value, tie mask over the legal actions that reach it, tie count) for value rows [lanes, A]."""
-        legal = self.legal[states]
+        legal = self.legal.index_select(0, states)
         masked = torch.where(legal, rows, -torch.inf)
         best = masked.amax(dim=1)
         ties = masked == best[:, None]
@@ -107,8 +109,8 @@ class ModelTensors:
         _, ties, tie_count = self.greedy_ties(rows, states)
         explore = draws.uniform(mask, "epsilon") < epsilon
         u = draws.uniform(mask & (explore | (tie_count > 1)), "choice")
-        pool = torch.where(explore[:, None], self.legal[states], ties)
-        size = torch.where(explore, self.legal_count[states], tie_count.to(self.dtype))
+        pool = torch.where(explore[:, None], self.legal.index_select(0, states), ties)
+        size = torch.where(explore, self.legal_count.index_select(0, states), tie_count.to(self.dtype))
         return pick(pool, torch.floor(u * size).long())
 
 

@@ -191,8 +191,11 @@ class Trainer:
         """The greedy agent over the current value function."""
         return GreedyAgent(self.value_fn, self.keys)
 
-    def test(self, episodes: int) -> EpisodeStats:
-        """Play `episodes` greedy episodes on the evaluation env; their returns, lengths (and outcomes)."""
+    def test(self, episodes: int, max_steps: int = 10_000) -> EpisodeStats:
+        """Play `episodes` greedy episodes on the evaluation env; their returns, lengths (and outcomes).
+
+        A greedy policy can loop forever on an env without a time limit: an episode is cut after `max_steps`.
+        """
         agent, env = self.agent(), self.eval_env
         legal_actions = _legal_actions_of(env)
         greedy_action: dict[Hashable, int] = {}  # the values are frozen during a test
@@ -207,7 +210,7 @@ class Trainer:
                 state, reward, terminated, truncated, _ = env.step(action)
                 total += reward
                 steps += 1
-                done = terminated or truncated
+                done = terminated or truncated or steps >= max_steps
             stats.add(total, steps)
         return stats
 

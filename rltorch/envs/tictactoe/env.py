@@ -27,7 +27,9 @@ taken on the empty board and its seeded samples happen to miss the random oppone
 Masks. `info["action_mask"]` from `reset` and `step`, and `action_masks()`, give the empty cells of the
 board as a new `np.int8` vector of 9 (after the game's end too, like `legal_actions()`; see
 `rltorch.envs.actions`). The 512 possible masks are built once as read-only templates in `MASKS`, indexed by
-a bitset of the empty cells that `step` keeps up to date, so a step's mask costs one array copy (~0.1 µs).
+a bitset of the empty cells that `step` keeps up to date, so a step's mask costs one array copy (~0.2 µs).
+MaskablePPO (sb3-contrib) reads `action_masks()` and never plays a taken cell; with `illegal_action="lose"`
+Stable-Baselines3's `check_env` passes in every seat and its DQN trains (`docs/ecosystem.md`).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4
 LINES_THROUGH = tuple(tuple(line for line in LINES if cell in line) for cell in range(9))
 SEATS = {"X": X, "O": O, "both": O}  # "both" flips the mark at every reset, so an unseeded first reset plays X
 ILLEGAL_ACTIONS = ("raise", "lose")  # what `step` does with an occupied cell (see the module docstring)
+_NOT_UNIFORM = object()  # `_uniform` when the opponent is not the uniform random one
 ALL_EMPTY = (1 << 9) - 1  # the bitset of empty cells (bit c for cell c) of the empty board
 MASKS = tuple(action_mask([cell for cell in range(9) if free >> cell & 1], 9) for free in range(ALL_EMPTY + 1))
 
@@ -121,7 +124,7 @@ class TicTacToeEnv(gym.Env):
         self_play_every: int = 1000,
         illegal_action: str = "raise",
     ) -> None:
-        from rltorch.envs.tictactoe.opponents import build_opponent
+        from rltorch.envs.tictactoe.opponents import RandomOpponent, build_opponent
 
         if seat not in SEATS:
             raise ValueError(f"seat must be 'X', 'O' or 'both', got {seat!r}")
@@ -135,6 +138,8 @@ class TicTacToeEnv(gym.Env):
         else:
             self.opponent, self.self_play = opponent, []
         self.self_play_every = self_play_every
+        # `step` draws the uniform opponent's reply itself while `opponent` is still this RandomOpponent
+        self._uniform = self.opponent if type(self.opponent) is RandomOpponent else _NOT_UNIFORM
         self._last_refresh = 0
         self.seat = seat
         self.mark = SEATS[seat]
@@ -191,9 +196,12 @@ class TicTacToeEnv(gym.Env):
             return self._end(1.0, 1 << action)
         if not empty:
             return self._end(0.0, 1 << action)
-        reply = self.opponent.act(board, empty, self._rng)  # `_reply`, inlined on the hot path
-        if board[reply] != EMPTY:
-            raise RuntimeError(f"opponent played the occupied cell {reply}")
+        if self.opponent is self._uniform:  # RandomOpponent.act's one draw, inlined: the same call, the same generator
+            reply = empty[self._rng.randrange(len(empty))]
+        else:  # `_reply`, inlined on the hot path
+            reply = self.opponent.act(board, empty, self._rng)
+            if board[reply] != EMPTY:
+                raise RuntimeError(f"opponent played the occupied cell {reply}")
         board[reply] = -self.mark
         empty.remove(reply)
         filled = 1 << action | 1 << reply

@@ -1,0 +1,160 @@
+"""Sutton & Barto's Figure 6.3 at the book's scale: SARSA, Expected SARSA and Q-learning on the cliff walk.
+
+Sum of rewards per episode against the step size alpha (epsilon 0.1, gamma 1, CliffWalking-v1):
+interim, the mean over the first 100 episodes of 50,000 runs; asymptotic, the mean over 100,000
+episodes of 10 runs. All runs are lanes of `rltorch.engines.BatchedEngine` (numba on the CPU when
+installed, else torch; torch on --device cuda). Run r of every (method, alpha) sees the same random
+stream; the interim runs are global run indices 0..N-1 and the asymptotic ones come after them.
+Writes figure_6_3.png and figure_6_3.json into --out (default: the run folder under --log-dir), the
+curves to TensorBoard there, and prints the numbers. The docs' copy: python trainers/chapter6/figure_6_3.py --out docs
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from figure_6_3_curves import EPSILON, GAMMA, LABELS, METHODS, SliceCurves, cliff_model, compute_slice
+from figure_6_3_plot import book_checks, draw, log_curves
+from tqdm import tqdm
+
+from rltorch.engines import BatchedEngine
+from rltorch.engines.batched import BACKENDS
+from rltorch.logger import TensorBoardLogger
+from rltorch.run.options import make_parser, non_negative_int, positive_int, step_size, writable_file, writable_folder
+from rltorch.run.output import run_cli, run_name
+from rltorch.run.plots import save_png
+
+STEM = "figure_6_3"
+ALPHAS = tuple(round(0.1 * i, 1) for i in range(1, 11))
+CURVE_POINTS = 100  # points of each asymptotic learning curve in TensorBoard
+
+__all__ = ["compute_slice", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options."""
+    parser = make_parser(__doc__)
+    parser.add_argument("--runs-interim", type=positive_int, default=50_000, help="runs averaged for the interim")
+    parser.add_argument("--runs-asymptotic", type=positive_int, default=10, help="runs averaged for the asymptote")
+    parser.add_argument("--episodes-interim", type=positive_int, default=100, help="episodes of an interim run")
+    parser.add_argument("--episodes-asymptotic", type=positive_int, default=100_000,
+                        help="episodes of an asymptotic run")
+    parser.add_argument("--alphas", type=step_size, nargs="+", default=list(ALPHAS), metavar="ALPHA",
+                        help="step sizes")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of every run's stream")
+    parser.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto", help="where the engine runs")
+    parser.add_argument("--backend", choices=BACKENDS, default="auto",
+                        help="auto: numba on the CPU when installed, else torch")
+    parser.add_argument("--threads", type=positive_int, default=os.cpu_count() or 1,
+                        help="CPU threads of the numba backend (torch is kept to one)")
+    parser.add_argument("--out", type=writable_folder, help="folder for figure_6_3.png and figure_6_3.json "
+                        "(default: the run folder)")
+    parser.add_argument("--json", type=writable_file, help="also write the numbers to this file")
+    parser.add_argument("--log-dir", type=writable_folder, default=Path("runs"), help="TensorBoard root folder")
+    parser.add_argument("--run-name", help="run folder name (default: CliffWalking-v1__figure-6.3__seed__time__tag)")
+    parser.add_argument("--dpi", type=positive_int, default=80, help="resolution of the PNG")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    return parser
+
+
+def block_of(episodes: int) -> int:
+    """Episodes per point of a learning curve: the largest divisor of `episodes` giving at least CURVE_POINTS points."""
+    return max([b for b in range(1, episodes // CURVE_POINTS + 1) if episodes % b == 0] or [1])
+
+
+def run_phases(args: argparse.Namespace, engine: BatchedEngine) -> tuple[dict[str, SliceCurves], dict[str, float]]:
+    """The interim and asymptotic phases' sums over all their runs, and each phase's seconds."""
+    phases = {"interim": (range(args.runs_interim), args.episodes_interim, 1),
+              "asymptotic": (range(args.runs_interim, args.runs_interim + args.runs_asymptotic),
+                             args.episodes_asymptotic, block_of(args.episodes_asymptotic))}
+    lanes = len(METHODS) * len(args.alphas)
+    total = lanes * sum(len(runs) * episodes for runs, episodes, _ in phases.values())
+    results, seconds = {}, {}
+    with tqdm(total=total, unit="ep", unit_scale=True, disable=args.no_progress, dynamic_ncols=True) as bar:
+        for name, (runs, episodes, block) in phases.items():
+            bar.set_description(name)
+            started = time.perf_counter()
+            results[name] = compute_slice(runs, args.alphas, episodes, seed=args.seed, block=block, engine=engine,
+                                          progress=bar.update)
+            seconds[name] = round(time.perf_counter() - started, 1)
+    return results, seconds
+
+
+def numbers(args: argparse.Namespace, results: dict[str, SliceCurves], seconds: dict[str, float],
+            engine: BatchedEngine) -> dict[str, Any]:
+    """The JSON report: settings, the figure's means and standard errors, the book's orderings, timing, memory."""
+    report: dict[str, Any] = {
+        "command": "python trainers/chapter6/" + Path(sys.argv[0]).name + " " + shlex.join(sys.argv[1:]),
+        "env": "CliffWalking-v1", "epsilon": EPSILON, "gamma": GAMMA, "alphas": list(args.alphas), "seed": args.seed,
+        "runs_interim": args.runs_interim, "episodes_interim": args.episodes_interim,
+        "runs_asymptotic": args.runs_asymptotic, "episodes_asymptotic": args.episodes_asymptotic,
+        "device": str(engine.device), "backend": "numba" if engine.uses_numba(METHODS, None) else "torch",
+        "threads": args.threads,
+    }
+    for phase, sums in results.items():
+        finished = sums.finish()
+        report[phase] = {LABELS[m]: np.round(finished["mean"][i], 3).tolist() for i, m in enumerate(METHODS)}
+        report[f"{phase}_stderr"] = {LABELS[m]: np.round(finished["stderr"][i], 3).tolist()
+                                     for i, m in enumerate(METHODS)}
+    steps = sum(sums.steps for sums in results.values())
+    report["book_orderings"] = book_checks(report, list(args.alphas))
+    report["seconds"] = {**seconds, "total": round(sum(seconds.values()), 1)}
+    report["agent_steps"] = steps
+    report["agent_steps_per_second"] = round(steps / max(sum(seconds.values()), 1e-9))
+    report["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    return report
+
+
+def write_outputs(args: argparse.Namespace, folder: Path, out: Path, results: dict[str, SliceCurves],
+                  report: dict[str, Any]) -> list[Path]:
+    """The PNG and JSON into `out`, the curves and the figure to TensorBoard in `folder`, --json if given."""
+    figure = draw(results, list(args.alphas))
+    paths = [save_png(figure, out / f"{STEM}.png", args.dpi), out / f"{STEM}.json"]
+    paths[1].write_text(json.dumps(report, indent=2) + "\n")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
+        paths.append(args.json)
+    logger = TensorBoardLogger(folder)
+    log_curves(logger, results, list(args.alphas))
+    logger.text("figure_6_3", f"```\n{json.dumps(report, indent=2)}\n```")
+    logger.writer.add_figure(f"figures/{STEM}", figure, close=True)
+    logger.close()
+    return paths
+
+
+def run(args: argparse.Namespace) -> int:
+    """Compute the figure, write and print it."""
+    folder = args.log_dir / (args.run_name or run_name("CliffWalking-v1", "figure-6.3", args.seed))
+    out = args.out or folder
+    folder.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(1)  # the lockstep ops are small: a second thread only waits (and hurts on a busy machine)
+    engine = BatchedEngine(cliff_model(), device=args.device, backend=args.backend, threads=args.threads)
+    results, seconds = run_phases(args, engine)
+    report = numbers(args, results, seconds, engine)
+    paths = write_outputs(args, folder, out, results, report)
+    print(json.dumps({key: report[key] for key in ("interim", "asymptotic", "book_orderings", "seconds",
+                                                   "agent_steps_per_second", "peak_rss_mb")}, indent=2))
+    print("wrote " + ", ".join(map(str, paths)) + f"; TensorBoard: tensorboard --logdir {args.log_dir}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse `argv` and run; errors are one line on stderr."""
+    args = build_parser().parse_args(argv)
+    return run_cli(lambda: run(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
