@@ -37,6 +37,7 @@ from rltorch.trainers import (
 from rltorch.values import QTable, VTable
 
 EPSILON = 0.2
+pytestmark = pytest.mark.usefixtures("one_thread")  # small tensor ops: a second thread only waits
 
 
 class Stream:
@@ -230,7 +231,7 @@ def test_mixed_control_lanes_each_equal_their_trainer():
 
 
 def test_draw_order_is_the_documented_one():
-    # Mutants: the start state drawn before the step's transition, or a start drawn after the last episode, fail.
+    # Mutant: a start state drawn after the last episode (the trainer draws none) fails the count.
     model = chain_model()
     draws = SequenceDraws([recorded(3)], record=True)
     BatchedEngine(model).run("qlearning", [0.5], 3, epsilon=EPSILON, draws=draws)
@@ -284,7 +285,7 @@ def test_dropping_finished_lanes_changes_nothing(algorithm, monkeypatch):
 @pytest.mark.skipif(not numba_control.available(), reason="numba is not installed")
 @pytest.mark.parametrize("model_name", sorted(MODELS))
 def test_the_numba_backend_equals_the_torch_engine(model_name):
-    # Mutants: numba's Expected SARSA summed from 0 + p0 q0 in another order, or SARSA choosing after its update.
+    # Mutant: the numba lanes' SARSA choosing A' after its own update within an episode fails.
     model = MODELS[model_name]()
     names = ["sarsa", "expected-sarsa", "qlearning"] * 3
     alphas = [0.1, 0.1, 0.1, 0.5, 0.5, 0.5, 1.0, 1.0, 1.0]
