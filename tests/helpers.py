@@ -56,3 +56,9 @@ def load_script(relative: str, name: str | None = None):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def without_mask(result: tuple) -> tuple:
+    """A reset or step result with `action_mask` left out of its info (the masks are tested in test_ecosystem.py)."""
+    *head, info = result
+    return (*head, {key: value for key, value in info.items() if key != "action_mask"})

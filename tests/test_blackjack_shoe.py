@@ -10,7 +10,7 @@ from rltorch.envs.blackjack.env import HIT, STICK, BlackjackEnv
 from rltorch.envs.blackjack.shoe import SAME_VALUE, Shoe, check_start, is_pair
 from rltorch.envs.blackjack.single_deck import action_values, dealer_natural_chance, expanded_states, exploring_starts
 
-from helpers import RiggedBlackjackEnv, hit_below_15_trace
+from helpers import RiggedBlackjackEnv, hit_below_15_trace, without_mask
 
 
 def test_a_single_deck_deals_each_rank_four_times_without_replacement():
@@ -141,8 +141,8 @@ def test_played_observations_stay_in_the_expanded_states():
 
 def test_a_peeked_dealer_natural_ends_the_hand_at_the_first_step():
     env = RiggedBlackjackEnv([10, 6, 1, 10], dealer_peeks=True)
-    assert env.reset() == ((16, 1, 0), {"dealer_natural": True})
-    assert env.step(HIT) == ((16, 1, 0), -1.0, True, False, {})
+    assert without_mask(env.reset()) == ((16, 1, 0), {"dealer_natural": True})
+    assert without_mask(env.step(HIT)) == ((16, 1, 0), -1.0, True, False, {})
     assert env.cards == []  # no card drawn
     env = RiggedBlackjackEnv([1, 13, 10, 1], dealer_peeks=True)
     env.reset()
@@ -154,14 +154,14 @@ def test_a_peeked_dealer_natural_ends_the_hand_at_the_first_step():
 
 def test_without_a_peek_the_dealer_natural_is_a_21_that_a_drawn_21_ties():
     env = RiggedBlackjackEnv([10, 6, 1, 10, 5])
-    assert env.reset() == ((16, 1, 0), {})
+    assert without_mask(env.reset()) == ((16, 1, 0), {})
     assert env.step(HIT)[:3] == ((21, 1, 0), 0.0, False)
     assert env.step(STICK)[1] == 0.0
 
 
 def test_peek_only_looks_for_a_natural():
     env = RiggedBlackjackEnv([10, 6, 1, 9, 5], dealer_peeks=True)
-    assert env.reset() == ((16, 1, 0), {})
+    assert without_mask(env.reset()) == ((16, 1, 0), {})
     assert env.step(HIT)[:3] == ((21, 1, 0), 0.0, False)
 
 

@@ -19,11 +19,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-import ecosystem_agents
 import torch
 
 from rltorch.run.options import make_parser, non_negative_int, positive_int, writable_file, writable_folder
 from rltorch.run.output import run_cli
+
+import ecosystem_agents
 
 STEM = "sb3_comparison"
 
