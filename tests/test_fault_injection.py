@@ -33,7 +33,9 @@ def test_random_kills_never_break_the_checkpoint_and_temp_files_are_cleaned(tmp_
     result = load_bench().run_kills(kills=30, seed=0, folder=tmp_path, max_delay=0.05)
     assert result["problems"] == []
     assert result["survived"] == result["kills"] == 30
-    assert result["orphans_after_save"] == 0 and result["temp_files_left"] == 0
+    # (the last saver is killed after its first save, possibly inside its second: its own temp file may be left,
+    # and the next save would remove it; what counts is that no saver found an orphan after saving)
+    assert result["orphans_after_save"] == 0 and result["temp_files_left"] <= 1
     # the kills did land inside saves (each left a temp file behind) and savers got to save and resume
     assert result["mid_save_kills"] >= 1 and result["saves_reported"] >= 10 and result["episodes"] > 50
     assert (tmp_path / "run.pt").exists()

@@ -138,6 +138,7 @@ def test_compare_figure_flags_non_optimal_cells():
 def test_grid_figures_png_and_tensorboard(tmp_path):
     import matplotlib.pyplot as plt
 
+    open_before = plt.get_fignums()  # other tests' pyplot figures may still be open
     env = gym.make("FrozenLake-v1", is_slippery=False)
     trainer = QLearningTrainer(env, QTable(alpha=0.5), gamma=0.9, schedule=ConstantSchedule(0.3), seed=0)
     trainer.train(300, eval_every=0, progress=False)
@@ -152,7 +153,7 @@ def test_grid_figures_png_and_tensorboard(tmp_path):
     log_grid_figures(logger, figures, step=300)
     logger.close()
     assert any(path.stat().st_size > 1000 for path in (tmp_path / "run").iterdir())
-    assert plt.get_fignums() == []  # plain Figures: nothing left in pyplot
+    assert plt.get_fignums() == open_before  # plain Figures: nothing added to pyplot
 
 
 @pytest.mark.parametrize("env_id", ["Taxi-v4", "Blackjack-v1", "rltorch/TicTacToe-v0", "rltorch/Blackjack-v0"])

@@ -69,8 +69,8 @@ def build_parser(check_resume: bool = True) -> argparse.ArgumentParser:
                           help="batched engine: continue from this checkpoint up to --episodes in all (0 more: "
                                "only report)")
     learning.add_argument("--inexact-resume", action="store_true",
-                          help="resume from a checkpoint saved inside a batch (the continuation then differs from a "
-                               "straight run; a stop by a signal always lands on a whole batch)")
+                          help="resume, with the same number of ranks, from a checkpoint saved inside a batch (the "
+                               "continuation then differs from a straight run; a signal always stops on a whole batch)")
     learning.add_argument("--soft18-episodes", type=non_negative_int, default=8_000_000,
                           help="episodes of each soft-18 convergence run (4 runs; 0 skips that figure)")
     learning.add_argument("--dist-timeout", type=positive_float, default=parallel.DEFAULT_TIMEOUT_S,
@@ -126,7 +126,9 @@ def train_batched(args: argparse.Namespace, logger: TensorBoardLogger, signals: 
         saved = load_checkpoint(args.resume) if rank0 else None
         if saved is not None and "engine" not in saved:
             raise RLTorchError(f"{args.resume} holds no batched-engine state to resume (made with --engine trainer?)")
-        if saved is not None and saved["episodes"] % args.batch and not args.inexact_resume:
+        same_ranks = saved is not None and saved["engine"].get("world", 1) == (
+            torch.distributed.get_world_size() if torch.distributed.is_initialized() else 1)
+        if same_ranks and saved["episodes"] % args.batch and not args.inexact_resume:
             raise RLTorchError(f"{args.resume} was saved after {saved['episodes']:,} episodes, not a whole number of "
                                f"--batch {args.batch:,} batches, so resuming cannot equal one straight run; pass "
                                "--inexact-resume to continue anyway")
