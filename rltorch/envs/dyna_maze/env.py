@@ -26,7 +26,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
-from rltorch.envs.actions import ActionMasks, as_action
+from rltorch.envs.actions import ActionMasks, as_action, reset_options
 from rltorch.mdp.model import FiniteModel, Transition
 
 ENV_ID = "rltorch/DynaMaze-v0"
@@ -77,10 +77,7 @@ class DynaMazeEnv(ActionMasks, gym.Env):
 
     def _start_from(self, options: dict[str, Any]) -> Cell:
         """The start cell the options ask for: `options["state"]` (a free cell but the goal) or (2, 0)."""
-        unknown = set(options) - {"state"}
-        if unknown:
-            raise ValueError(f"unknown reset options {sorted(unknown)}; only 'state' is supported")
-        state = options.get("state")
+        (state,) = reset_options(options, ("state",))
         if state is None:
             return START
         try:

@@ -28,7 +28,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from rltorch.envs.actions import ActionMasks, as_action
+from rltorch.envs.actions import ActionMasks, as_action, reset_options
 from rltorch.mdp.model import FiniteModel, Transition
 
 ENV_ID = "rltorch/MaximizationBias-v0"
@@ -80,10 +80,7 @@ class MaximizationBiasEnv(ActionMasks, gym.Env):
 
     def _start_from(self, options: dict[str, Any]) -> int:
         """The start state the options ask for: `options["state"]` (0 = A or 1 = B) or A."""
-        unknown = set(options) - {"state"}
-        if unknown:
-            raise ValueError(f"unknown reset options {sorted(unknown)}; only 'state' is supported")
-        state = options.get("state")
+        (state,) = reset_options(options, ("state",))
         if state is None:
             return STATE_A
         if isinstance(state, bool) or not isinstance(state, (int, np.integer)) or state not in (STATE_A, STATE_B):

@@ -28,7 +28,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from rltorch.envs.actions import ActionMasks, as_action
+from rltorch.envs.actions import ActionMasks, as_action, reset_options
 from rltorch.mdp.model import FiniteModel, Transition
 
 ENV_ID = "rltorch/RandomWalk-v0"
@@ -73,10 +73,7 @@ class RandomWalkEnv(ActionMasks, gym.Env):
 
     def _start_from(self, options: dict[str, Any]) -> int:
         """The start state the options ask for: `options["state"]` (1..n) or the centre."""
-        unknown = set(options) - {"state"}
-        if unknown:
-            raise ValueError(f"unknown reset options {sorted(unknown)}; only 'state' is supported")
-        state = options.get("state")
+        (state,) = reset_options(options, ("state",))
         if state is None:
             return self.start_state
         if not isinstance(state, (int, np.integer)) or isinstance(state, bool) or not 1 <= state <= self.n_states:

@@ -39,7 +39,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
-from rltorch.envs.actions import ActionMasks, as_action
+from rltorch.envs.actions import ActionMasks, as_action, reset_options
 from rltorch.mdp.model import FiniteModel, Transition
 
 ENV_ID = "rltorch/WindyGridworld-v0"
@@ -108,10 +108,7 @@ class WindyGridworldEnv(ActionMasks, gym.Env):
 
     def _start_from(self, options: dict[str, Any]) -> Cell:
         """The start cell the options ask for: `options["state"]` (any cell but the goal) or (3, 0)."""
-        unknown = set(options) - {"state"}
-        if unknown:
-            raise ValueError(f"unknown reset options {sorted(unknown)}; only 'state' is supported")
-        state = options.get("state")
+        (state,) = reset_options(options, ("state",))
         if state is None:
             return START
         try:
