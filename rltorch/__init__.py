@@ -6,23 +6,36 @@ from rltorch.checkpoints import load, load_checkpoint, save_checkpoint, save_mod
 from rltorch.errors import RLTorchError
 from rltorch.keys import AfterstateKeys, StateActionKeys
 from rltorch.trainers import (
+    DoubleQLearningTrainer,
+    DynaQTrainer,
+    ExpectedSARSATrainer,
     MCExploringStarts,
     MCPrediction,
     MCTrainer,
+    NStepExpectedSARSATrainer,
+    NStepSARSATrainer,
+    NStepTDPrediction,
     OffPolicyMCControl,
     OffPolicyMCPrediction,
     QLearningTrainer,
     SARSATrainer,
+    TDPrediction,
     Trainer,
 )
 from rltorch.values import QNetwork, QTable, VNetwork, VTable
 
 __all__ = [
     "AfterstateKeys",
+    "DoubleQLearningTrainer",
+    "DynaQTrainer",
+    "ExpectedSARSATrainer",
     "GreedyAgent",
     "MCExploringStarts",
     "MCPrediction",
     "MCTrainer",
+    "NStepExpectedSARSATrainer",
+    "NStepSARSATrainer",
+    "NStepTDPrediction",
     "OffPolicyMCControl",
     "OffPolicyMCPrediction",
     "PolicyAgent",
@@ -33,6 +46,7 @@ __all__ = [
     "RandomAgent",
     "SARSATrainer",
     "StateActionKeys",
+    "TDPrediction",
     "Trainer",
     "VNetwork",
     "VTable",
