@@ -142,3 +142,21 @@ def _items(values: object) -> tuple[Any, ...] | None:
         return tuple(values)  # type: ignore[call-overload]
     except TypeError:
         return None
+
+
+class StartOptions(ActionMasks):
+    """Mixed into the book envs: `reset` starts in `start_state`, or in a checked `options["state"]`."""
+
+    start_state: Any
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict]:
+        """Start in the env's start state, or in `options["state"]`; return (observation, info)."""
+        super().reset(seed=seed)  # type: ignore[misc]
+        (state,) = reset_options(options, ("state",))
+        self._state = self.start_state if state is None else self._checked_start(state)
+        self._done = False
+        return self._state, self._mask_info()
+
+    def _checked_start(self, state: Any) -> Any:
+        """`state` as the env's observation, or a ValueError naming `options['state']`."""
+        raise NotImplementedError

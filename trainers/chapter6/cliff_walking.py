@@ -17,12 +17,13 @@ import gymnasium as gym
 import numpy as np
 from grid_paths import draw_paths, greedy_path, layout_of
 from matplotlib.figure import Figure
-from study_output import StudyResult, progress, run_seeds, run_study, study_parser, table, timing
 
 from rltorch.policies import ConstantSchedule
 from rltorch.run.options import positive_int
 from rltorch.trainers import QLearningTrainer, SARSATrainer
 from rltorch.values import QTable
+
+from study_output import StudyResult, progress, run_seeds, run_study, study_parser, table, timing
 
 STEM = "example_6_6_cliff_walking"
 ENV_ID = "CliffWalking-v1"

@@ -23,16 +23,18 @@ from typing import Any
 
 import numpy as np
 import torch
-from figure_6_3_curves import EPSILON, GAMMA, LABELS, METHODS, SliceCurves, cliff_model, compute_slice
-from figure_6_3_plot import book_checks, draw, log_curves
 from tqdm import tqdm
 
 from rltorch.engines import BatchedEngine
 from rltorch.engines.batched import BACKENDS
 from rltorch.logger import TensorBoardLogger
-from rltorch.run.options import make_parser, non_negative_int, positive_int, step_size, writable_file, writable_folder
+from rltorch.run.options import make_parser, non_negative_int, positive_int, step_size
 from rltorch.run.output import run_cli, run_name
 from rltorch.run.plots import save_png
+
+from figure_6_3_curves import EPSILON, GAMMA, LABELS, METHODS, SliceCurves, cliff_model, compute_slice
+from figure_6_3_plot import book_checks, draw, log_curves
+from study_output import add_figure_outputs
 
 STEM = "figure_6_3"
 ALPHAS = tuple(round(0.1 * i, 1) for i in range(1, 11))
@@ -57,13 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="auto: numba on the CPU when installed, else torch")
     parser.add_argument("--threads", type=positive_int, default=os.cpu_count() or 1,
                         help="CPU threads of the numba backend (torch is kept to one)")
-    parser.add_argument("--out", type=writable_folder, help="folder for figure_6_3.png and figure_6_3.json "
-                        "(default: the run folder)")
-    parser.add_argument("--json", type=writable_file, help="also write the numbers to this file")
-    parser.add_argument("--log-dir", type=writable_folder, default=Path("runs"), help="TensorBoard root folder")
-    parser.add_argument("--run-name", help="run folder name (default: CliffWalking-v1__figure-6.3__seed__time__tag)")
-    parser.add_argument("--dpi", type=positive_int, default=80, help="resolution of the PNG")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    add_figure_outputs(parser, "folder for figure_6_3.png and figure_6_3.json (default: the run folder)",
+                       "CliffWalking-v1__figure-6.3__seed__time__tag")
     return parser
 
 

@@ -18,12 +18,13 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from matplotlib.figure import Figure
-from study_output import StudyResult, progress, run_seeds, run_study, study_parser, table, timing
 
 from rltorch.envs.max_bias.env import ENV_ID
 from rltorch.policies import ConstantSchedule
 from rltorch.trainers import DoubleQLearningTrainer, QLearningTrainer
 from rltorch.values import QTable
+
+from study_output import StudyResult, progress, run_seeds, run_study, study_parser, table, timing
 
 STEM = "figure_6_5_maximization_bias"
 METHODS = {"Q-learning": QLearningTrainer, "Double Q-learning": DoubleQLearningTrainer}

@@ -16,13 +16,14 @@ from collections.abc import Hashable
 import gymnasium as gym
 import numpy as np
 from matplotlib.figure import Figure
-from study_output import StudyResult, progress, run_seeds, run_study, study_parser, table, timing
 
 from rltorch.envs.random_walk import ENV_ID
 from rltorch.mdp import deterministic_policy, evaluate_policy, model_of
 from rltorch.trainers import MCPrediction, TDPrediction
 from rltorch.trainers.base import Trainer
 from rltorch.values import VTable
+
+from study_output import StudyResult, progress, run_seeds, run_study, study_parser, table, timing
 
 STEM = "example_6_2_random_walk"
 TD_ALPHAS = (0.05, 0.1, 0.15)

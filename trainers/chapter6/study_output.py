@@ -65,15 +65,20 @@ def study_parser(description: str | None, *, runs: int | None, episodes: int | N
     if epsilon is not None:
         parser.add_argument("--epsilon", type=unit_float, default=epsilon, help="exploration rate")
     parser.add_argument("--seed", type=non_negative_int, default=0, help="base seed: each run's seed is drawn from it")
+    add_figure_outputs(parser, "also write the PNG, the JSON and the Markdown snippet into this folder (e.g. docs)",
+                       "study__seed__time__tag, unique")
+    return parser
+
+
+def add_figure_outputs(parser: argparse.ArgumentParser, out_help: str, run_name: str) -> None:
+    """The output options of a figure study: --out, --json, --log-dir, --run-name, --dpi, --no-progress."""
     output = parser.add_argument_group("output")
-    output.add_argument("--out", type=writable_folder,
-                        help="also write the PNG, the JSON and the Markdown snippet into this folder (e.g. docs)")
+    output.add_argument("--out", type=writable_folder, help=out_help)
     output.add_argument("--json", type=writable_file, help="write the numbers behind the figure to this JSON file")
     output.add_argument("--log-dir", type=writable_folder, default=Path("runs"), help="TensorBoard root folder")
-    output.add_argument("--run-name", help="run folder name (default: study__seed__time__tag, unique)")
+    output.add_argument("--run-name", help=f"run folder name (default: {run_name})")
     output.add_argument("--dpi", type=positive_int, default=80, help="resolution of the PNG")
     output.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    return parser
 
 
 def run_seeds(seed: int, runs: int) -> list[int]:

@@ -18,7 +18,6 @@ import gymnasium as gym
 import numpy as np
 from grid_paths import draw_paths, greedy_path, layout_of
 from matplotlib.figure import Figure
-from study_output import StudyResult, progress, run_seeds, run_study, study_parser, table, timing
 
 from rltorch.envs.windy_gridworld import ENV_ID, ENV_ID_KINGS, ENV_ID_STOCHASTIC
 from rltorch.errors import RLTorchError
@@ -28,6 +27,8 @@ from rltorch.policies import ConstantSchedule
 from rltorch.run.options import positive_int
 from rltorch.trainers import SARSATrainer
 from rltorch.values import QTable
+
+from study_output import StudyResult, progress, run_seeds, run_study, study_parser, table, timing
 
 STEM = "example_6_5_windy_gridworld"
 VARIANTS = {"four moves": ENV_ID, "king's moves": ENV_ID_KINGS, "king's moves, stochastic wind": ENV_ID_STOCHASTIC}

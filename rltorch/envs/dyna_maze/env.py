@@ -26,7 +26,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
-from rltorch.envs.actions import ActionMasks, as_action, reset_options
+from rltorch.envs.actions import StartOptions, as_action
 from rltorch.mdp.model import FiniteModel, Transition
 
 ENV_ID = "rltorch/DynaMaze-v0"
@@ -54,10 +54,11 @@ def moved(cell: Cell, action: int) -> Cell:
     return target if is_free(target) else cell
 
 
-class DynaMazeEnv(ActionMasks, gym.Env):
+class DynaMazeEnv(StartOptions, gym.Env):
     """The Dyna maze: find the goal past the obstacles, rewarded +1 on arrival (rules in the module docstring)."""
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    start_state = START
 
     def __init__(self, render_mode: str | None = None) -> None:
         if render_mode not in (None, "ansi"):
@@ -65,21 +66,11 @@ class DynaMazeEnv(ActionMasks, gym.Env):
         self.render_mode = render_mode
         self.observation_space = spaces.Tuple((spaces.Discrete(ROWS), spaces.Discrete(COLS)))
         self.action_space = spaces.Discrete(len(MOVES))
-        self._cell: Cell = START
+        self._state: Cell = START
         self._done = True
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Cell, dict]:
-        """Start in (2, 0), or in `options["state"]`; return (observation, info)."""
-        super().reset(seed=seed)
-        self._cell = self._start_from(options or {})
-        self._done = False
-        return self._cell, self._mask_info()
-
-    def _start_from(self, options: dict[str, Any]) -> Cell:
-        """The start cell the options ask for: `options["state"]` (a free cell but the goal) or (2, 0)."""
-        (state,) = reset_options(options, ("state",))
-        if state is None:
-            return START
+    def _checked_start(self, state: Any) -> Cell:
+        """`options["state"]` as a start, once checked."""
         try:
             row, col = (operator.index(x) for x in state)
         except (TypeError, ValueError):
@@ -100,9 +91,9 @@ class DynaMazeEnv(ActionMasks, gym.Env):
             raise ValueError(f"cannot take action {action!r}: the episode is over; call reset()")
         if not 0 <= value < len(MOVES):
             raise ValueError(f"action {action!r} is not one of the moves 0..{len(MOVES) - 1}")
-        self._cell = moved(self._cell, value)
-        self._done = self._cell == GOAL
-        return self._cell, GOAL_REWARD if self._done else 0.0, self._done, False, self._mask_info()
+        self._state = moved(self._state, value)
+        self._done = self._state == GOAL
+        return self._state, GOAL_REWARD if self._done else 0.0, self._done, False, self._mask_info()
 
     def model(self) -> FiniteModel:
         """The exact, deterministic model: every free cell but the goal, each move's single outcome."""
@@ -121,7 +112,7 @@ class DynaMazeEnv(ActionMasks, gym.Env):
         """Return the maze as text in 'ansi' mode: A the agent, S the start, G the goal, # the obstacles."""
         if self.render_mode != "ansi":
             return None
-        marks = {**dict.fromkeys(OBSTACLES, "#"), START: "S", GOAL: "G", self._cell: "A"}
+        marks = {**dict.fromkeys(OBSTACLES, "#"), START: "S", GOAL: "G", self._state: "A"}
         return "\n".join("".join(marks.get((row, col), ".") for col in range(COLS)) for row in range(ROWS))
 
 

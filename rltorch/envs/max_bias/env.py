@@ -28,7 +28,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from rltorch.envs.actions import ActionMasks, as_action, reset_options
+from rltorch.envs.actions import StartOptions, as_action
 from rltorch.mdp.model import FiniteModel, Transition
 
 ENV_ID = "rltorch/MaximizationBias-v0"
@@ -39,10 +39,11 @@ LEFT, RIGHT = 0, 1
 STATE_NAMES = ("A", "B", "terminal")
 
 
-class MaximizationBiasEnv(ActionMasks, gym.Env):
+class MaximizationBiasEnv(StartOptions, gym.Env):
     """Two states: A's right ends at 0, A's left leads to B, whose many actions end with a noisy -0.1 (see module)."""
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    start_state = STATE_A
 
     def __init__(
         self,
@@ -71,18 +72,8 @@ class MaximizationBiasEnv(ActionMasks, gym.Env):
             return [LEFT, RIGHT]
         return list(range(self.b_actions)) if state == STATE_B else []
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[int, dict]:
-        """Start in A, or in `options["state"]` (0 = A, 1 = B); return (observation, info)."""
-        super().reset(seed=seed)
-        self._state = self._start_from(options or {})
-        self._done = False
-        return self._state, self._mask_info()
-
-    def _start_from(self, options: dict[str, Any]) -> int:
-        """The start state the options ask for: `options["state"]` (0 = A or 1 = B) or A."""
-        (state,) = reset_options(options, ("state",))
-        if state is None:
-            return STATE_A
+    def _checked_start(self, state: Any) -> int:
+        """`options["state"]` as a start, once checked."""
         if isinstance(state, bool) or not isinstance(state, (int, np.integer)) or state not in (STATE_A, STATE_B):
             raise ValueError(f"options['state'] must be 0 (A) or 1 (B), got {state!r}")
         return int(state)

@@ -28,7 +28,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from rltorch.envs.actions import ActionMasks, as_action, reset_options
+from rltorch.envs.actions import StartOptions, as_action
 from rltorch.mdp.model import FiniteModel, Transition
 
 ENV_ID = "rltorch/RandomWalk-v0"
@@ -39,7 +39,7 @@ ENV_KWARGS_19: dict[str, Any] = {"n_states": 19, "left_reward": -1.0}
 WALK = 0
 
 
-class RandomWalkEnv(ActionMasks, gym.Env):
+class RandomWalkEnv(StartOptions, gym.Env):
     """A symmetric random walk over n states with a reward at each end (rules in the module docstring)."""
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -64,18 +64,8 @@ class RandomWalkEnv(ActionMasks, gym.Env):
         self._state = self.start_state
         self._done = True
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[int, dict]:
-        """Start in the centre state, or in `options["state"]`; return (observation, info)."""
-        super().reset(seed=seed)
-        self._state = self._start_from(options or {})
-        self._done = False
-        return self._state, self._mask_info()
-
-    def _start_from(self, options: dict[str, Any]) -> int:
-        """The start state the options ask for: `options["state"]` (1..n) or the centre."""
-        (state,) = reset_options(options, ("state",))
-        if state is None:
-            return self.start_state
+    def _checked_start(self, state: Any) -> int:
+        """`options["state"]` as a start, once checked."""
         if not isinstance(state, (int, np.integer)) or isinstance(state, bool) or not 1 <= state <= self.n_states:
             raise ValueError(f"options['state'] must be a non-terminal state 1..{self.n_states}, got {state!r}")
         return int(state)

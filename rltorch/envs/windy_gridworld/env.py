@@ -39,7 +39,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium import spaces
 
-from rltorch.envs.actions import ActionMasks, as_action, reset_options
+from rltorch.envs.actions import StartOptions, as_action
 from rltorch.mdp.model import FiniteModel, Transition
 
 ENV_ID = "rltorch/WindyGridworld-v0"
@@ -68,10 +68,11 @@ def moved(cell: Cell, action: int, push: int) -> Cell:
     return row, col
 
 
-class WindyGridworldEnv(ActionMasks, gym.Env):
+class WindyGridworldEnv(StartOptions, gym.Env):
     """The windy grid world: reach the goal against an upward wind (rules in the module docstring)."""
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    start_state = START
 
     def __init__(
         self,
@@ -89,7 +90,7 @@ class WindyGridworldEnv(ActionMasks, gym.Env):
         self.n_actions = 9 if stay else 8 if king_moves else 4
         self.observation_space = spaces.Tuple((spaces.Discrete(ROWS), spaces.Discrete(COLS)))
         self.action_space = spaces.Discrete(self.n_actions)
-        self._cell: Cell = START
+        self._state: Cell = START
         self._done = True
 
     def pushes(self, col: int) -> tuple[int, ...]:
@@ -99,18 +100,8 @@ class WindyGridworldEnv(ActionMasks, gym.Env):
             return strength - 1, strength, strength + 1
         return (strength,)
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Cell, dict]:
-        """Start in (3, 0), or in `options["state"]`; return (observation, info)."""
-        super().reset(seed=seed)
-        self._cell = self._start_from(options or {})
-        self._done = False
-        return self._cell, self._mask_info()
-
-    def _start_from(self, options: dict[str, Any]) -> Cell:
-        """The start cell the options ask for: `options["state"]` (any cell but the goal) or (3, 0)."""
-        (state,) = reset_options(options, ("state",))
-        if state is None:
-            return START
+    def _checked_start(self, state: Any) -> Cell:
+        """`options["state"]` as a start, once checked."""
         try:
             row, col = (operator.index(x) for x in state)
         except (TypeError, ValueError):
@@ -131,11 +122,11 @@ class WindyGridworldEnv(ActionMasks, gym.Env):
             raise ValueError(f"cannot take action {action!r}: the episode is over; call reset()")
         if not 0 <= value < self.n_actions:
             raise ValueError(f"action {action!r} is not one of the moves 0..{self.n_actions - 1}")
-        pushes = self.pushes(self._cell[1])
+        pushes = self.pushes(self._state[1])
         push = pushes[int(self.np_random.integers(len(pushes)))] if len(pushes) > 1 else pushes[0]
-        self._cell = moved(self._cell, value, push)
-        self._done = self._cell == GOAL
-        return self._cell, STEP_REWARD, self._done, False, self._mask_info()
+        self._state = moved(self._state, value, push)
+        self._done = self._state == GOAL
+        return self._state, STEP_REWARD, self._done, False, self._mask_info()
 
     def model(self) -> FiniteModel:
         """The exact model: every cell but the goal, each move's (merged) outcomes under the wind."""
@@ -168,6 +159,6 @@ class WindyGridworldEnv(ActionMasks, gym.Env):
         """Return the grid as text in 'ansi' mode: A the agent, S the start, G the goal, the wind below."""
         if self.render_mode != "ansi":
             return None
-        marks = {START: "S", GOAL: "G", self._cell: "A"}
+        marks = {START: "S", GOAL: "G", self._state: "A"}
         rows = ["".join(marks.get((row, col), ".") for col in range(COLS)) for row in range(ROWS)]
         return "\n".join([*rows, "".join(str(strength) for strength in WIND)])
