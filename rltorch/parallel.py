@@ -10,12 +10,13 @@ helpers raise `LostContact` ("rank R: lost contact with the other ranks (...)") 
 
 from __future__ import annotations
 
+import math
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import timedelta
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 import torch
@@ -24,7 +25,9 @@ import torch.distributed as dist
 from rltorch.errors import RLTorchError
 
 DEFAULT_TIMEOUT_S = 60.0
-_SENTENCE_END = re.compile(r"(?<=[a-z)])\.\s+(?=[A-Z])")  # ". This is typically caused by ..." is cut off
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)])\.\s+(?=[A-Z])")  # ". This is typically caused by ..." is cut off
 _LOCATION = re.compile(r"\[[^\]]*\.(?:cc|cpp|h|hpp):\d+\]\s*")  # "[../third_party/gloo/...cc:81] " in C++ errors
 
 
@@ -65,6 +68,11 @@ def env_world() -> int:
 def local_rank() -> int:
     """torchrun's LOCAL_RANK: this process's index on its machine (0 when not launched by torchrun)."""
     return _env_int("LOCAL_RANK", 0)
+
+
+def local_world() -> int:
+    """torchrun's LOCAL_WORLD_SIZE: the ranks on this machine (1 when not launched by torchrun)."""
+    return _env_int("LOCAL_WORLD_SIZE", 1)
 
 
 def local_device(kind: str | torch.device = "cpu") -> torch.device:
@@ -196,6 +204,44 @@ def broadcast_from_rank0(obj: Any) -> Any:
     return box[0]
 
 
+def all_gather(obj: Any) -> list[Any]:
+    """Every rank's picklable `obj`, in rank order, on every rank ([obj] without a process group)."""
+    if world_size() == 1:
+        return [obj]
+    gathered: list[Any] = [None] * world_size()
+    with _collective():
+        dist.all_gather_object(gathered, obj)
+    return gathered
+
+
+def map_sharded(compute: Callable[[list[Item]], list[Result]], items: Sequence[Item], *, rounds: int = 100,
+                progress: Callable[[Sequence[Item]], None] | None = None) -> list[Result]:
+    """`compute` over `items` split across the ranks; every rank gets all the results, in the order of `items`.
+
+    The items go in about `rounds` rounds: in each, every rank computes the results of its own contiguous
+    slice (`compute(slice)` returns one result per item) and one all-gather hands them to every rank, so a
+    lost rank is noticed within a round and no rank waits longer than a round's work. When each result is
+    a function of its item alone, the list is the same whatever the number of ranks. `progress(round_items)`
+    runs after each round on every rank.
+    """
+    if rounds < 1:
+        raise ValueError(f"rounds must be >= 1, got {rounds}")
+    world, me = world_size(), rank()
+    per_rank = max(1, math.ceil(len(items) / (world * rounds)))
+    results: list[Result] = []
+    for start in range(0, len(items), per_rank * world):
+        round_items = items[start:start + per_rank * world]
+        mine = list(round_items[me * per_rank:(me + 1) * per_rank])
+        computed = compute(mine) if mine else []
+        if len(computed) != len(mine):
+            raise ValueError(f"compute returned {len(computed)} results for {len(mine)} items")
+        for part in all_gather(computed):
+            results.extend(part)
+        if progress is not None:
+            progress(round_items)
+    return results
+
+
 def shutdown() -> None:
     """Leave the process group if one was made (errors of a group that already lost a rank are ignored)."""
     if dist.is_available() and dist.is_initialized():
@@ -207,6 +253,7 @@ __all__ = [
     "DEFAULT_TIMEOUT_S",
     "LostContact",
     "Ranks",
+    "all_gather",
     "all_reduce_sum",
     "barrier",
     "broadcast_from_rank0",
@@ -217,6 +264,8 @@ __all__ = [
     "is_rank0",
     "local_device",
     "local_rank",
+    "local_world",
+    "map_sharded",
     "rank",
     "rank_seed",
     "resolve_backend",

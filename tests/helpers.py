@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import random
+import socket
+import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -62,3 +65,30 @@ def without_mask(result: tuple) -> tuple:
     """A reset or step result with `action_mask` left out of its info (the masks are tested in test_ecosystem.py)."""
     *head, info = result
     return (*head, {key: value for key, value in info.items() if key != "action_mask"})
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def launch(command: list[str], world: int, cwd: Path, name: str) -> list[subprocess.Popen]:
+    """Start `world` ranks as torchrun would (RANK, WORLD_SIZE, ... on 127.0.0.1), stderr to cwd/name.R.err."""
+    port, ranks = free_port(), []
+    for rank in range(world):
+        env = {**os.environ, "RANK": str(rank), "WORLD_SIZE": str(world), "LOCAL_RANK": str(rank),
+               "LOCAL_WORLD_SIZE": str(world), "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port),
+               "OMP_NUM_THREADS": "1"}
+        with open(cwd / f"{name}.{rank}.err", "w") as err:
+            ranks.append(subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=err))
+    return ranks
+
+
+def stop_all(processes: list[subprocess.Popen]) -> None:
+    """Kill the ranks still running and reap them all."""
+    for process in processes:
+        if process.poll() is None:
+            process.kill()
+        process.wait(timeout=10)

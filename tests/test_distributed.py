@@ -2,10 +2,7 @@
 
 import importlib.util
 import json
-import os
 import signal
-import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -17,6 +14,7 @@ import torch
 from rltorch import parallel
 from rltorch.logger import NullLogger
 
+from helpers import launch, stop_all
 from thorp_engine import STATISTICS
 from thorp_learning import make_engine
 
@@ -54,31 +52,6 @@ sys.exit(status)
 
 
 pytestmark = pytest.mark.usefixtures("one_thread")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def launch(command: list[str], world: int, cwd: Path, name: str) -> list[subprocess.Popen]:
-    """Start `world` ranks as torchrun would (RANK, WORLD_SIZE, ... on 127.0.0.1), stderr to cwd/name.R.err."""
-    port, ranks = free_port(), []
-    for rank in range(world):
-        env = {**os.environ, "RANK": str(rank), "WORLD_SIZE": str(world), "LOCAL_RANK": str(rank),
-               "LOCAL_WORLD_SIZE": str(world), "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port),
-               "OMP_NUM_THREADS": "1"}
-        with open(cwd / f"{name}.{rank}.err", "w") as err:
-            ranks.append(subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=err))
-    return ranks
-
-
-def stop_all(processes: list[subprocess.Popen]) -> None:
-    for process in processes:
-        if process.poll() is None:
-            process.kill()
-        process.wait(timeout=10)
 
 
 def emulate(world: int, episodes: int, batch: int, engine=None, seed: int = 0):

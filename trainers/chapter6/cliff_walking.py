@@ -23,7 +23,7 @@ from rltorch.run.options import positive_int
 from rltorch.trainers import QLearningTrainer, SARSATrainer
 from rltorch.values import QTable
 
-from study_output import StudyResult, progress, run_seeds, run_study, study_parser, table, timing
+from study_output import StudyResult, map_runs, progress, run_seeds, run_study, study_parser, table, timing
 
 STEM = "example_6_6_cliff_walking"
 ENV_ID = "CliffWalking-v1"
@@ -47,16 +47,14 @@ def train(method: str, seed: int, args: argparse.Namespace) -> tuple[np.ndarray,
     return returns, trainer
 
 
-def study_method(method: str, seeds: list[int], args: argparse.Namespace, bar: Any) -> dict[str, Any]:
-    """Every run of one method: returns per episode, and the greedy path each run ends with."""
-    returns, paths = [], []
-    for seed in seeds:
-        run_returns, trainer = train(method, seed, args)
-        returns.append(run_returns)
+def run_methods(seed: int, args: argparse.Namespace) -> list[tuple[np.ndarray, tuple | None]]:
+    """One run of every method on `seed`: its returns per episode and the greedy path it ends with (None: loops)."""
+    runs = []
+    for method in METHODS:
+        returns, trainer = train(method, seed, args)
         path, finished = greedy_path(make_env(), trainer.agent(), PATH_CAP)
-        paths.append(tuple(path) if finished else None)
-        bar.update()
-    return {"returns": np.array(returns), "paths": paths}
+        runs.append((returns, tuple(path) if finished else None))
+    return runs
 
 
 def smooth(values: np.ndarray, window: int) -> np.ndarray:
@@ -70,7 +68,10 @@ def compute(args: argparse.Namespace) -> StudyResult:
     """Run both methods over the same seeds; draw the returns and the greedy paths."""
     seeds = run_seeds(args.seed, args.runs)
     with progress(len(METHODS) * args.runs, "runs", args) as bar:
-        results = {method: study_method(method, seeds, args, bar) for method in METHODS}
+        runs = map_runs(lambda seed: run_methods(seed, args), seeds, bar, len(METHODS))
+    results = {method: {"returns": np.array([run[index][0] for run in runs]),
+                        "paths": [run[index][1] for run in runs]}
+               for index, method in enumerate(METHODS)}
     numbers = summary(results, args)
     episodes = range(1, args.episodes + 1)
     curves = {f"return/{method}": (episodes, result["returns"].mean(axis=0).tolist())

@@ -7,6 +7,9 @@ installed, else torch; torch on --device cuda). Run r of every (method, alpha) s
 stream; the interim runs are global run indices 0..N-1 and the asymptotic ones come after them.
 Writes figure_6_3.png and figure_6_3.json into --out (default: the run folder under --log-dir), the
 curves to TensorBoard there, and prints the numbers. The docs' copy: python trainers/chapter6/figure_6_3.py --out docs
+Under torchrun the runs are shared out over the ranks in fixed chunks and every rank adds all the chunks
+in the same order, so the numbers equal the one-process run's to the last bit; rank 0 alone writes:
+torchrun --standalone --nproc-per-node 2 trainers/chapter6/figure_6_3.py
 """
 
 from __future__ import annotations
@@ -25,14 +28,26 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from rltorch import parallel
 from rltorch.engines import BatchedEngine
-from rltorch.engines.batched import BACKENDS
+from rltorch.engines.batched import BACKENDS, resolve_device
 from rltorch.logger import TensorBoardLogger
 from rltorch.run.options import make_parser, non_negative_int, positive_int, step_size
 from rltorch.run.output import run_cli, run_name
 from rltorch.run.plots import save_png
 
-from figure_6_3_curves import EPSILON, GAMMA, LABELS, METHODS, SliceCurves, cliff_model, compute_slice
+from figure_6_3_curves import (
+    EPSILON,
+    GAMMA,
+    LABELS,
+    METHODS,
+    SliceCurves,
+    chunk_sums,
+    cliff_model,
+    compute_slice,
+    fold,
+    run_chunks,
+)
 from figure_6_3_plot import book_checks, draw, log_curves
 from study_output import add_figure_outputs
 
@@ -57,8 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto", help="where the engine runs")
     parser.add_argument("--backend", choices=BACKENDS, default="auto",
                         help="auto: numba on the CPU when installed, else torch")
-    parser.add_argument("--threads", type=positive_int, default=os.cpu_count() or 1,
-                        help="CPU threads of the numba backend (torch is kept to one)")
+    parser.add_argument("--threads", type=positive_int, default=max(1, (os.cpu_count() or 1) // parallel.local_world()),
+                        help="CPU threads of the numba backend (torch is kept to one): the cores over the ranks "
+                             "on this machine")
     add_figure_outputs(parser, "folder for figure_6_3.png and figure_6_3.json (default: the run folder)",
                        "CliffWalking-v1__figure-6.3__seed__time__tag")
     return parser
@@ -70,19 +86,30 @@ def block_of(episodes: int) -> int:
 
 
 def run_phases(args: argparse.Namespace, engine: BatchedEngine) -> tuple[dict[str, SliceCurves], dict[str, float]]:
-    """The interim and asymptotic phases' sums over all their runs, and each phase's seconds."""
+    """The interim and asymptotic phases' sums over all their runs (shared out over the ranks), and their seconds."""
     phases = {"interim": (range(args.runs_interim), args.episodes_interim, 1),
               "asymptotic": (range(args.runs_interim, args.runs_interim + args.runs_asymptotic),
                              args.episodes_asymptotic, block_of(args.episodes_asymptotic))}
     lanes = len(METHODS) * len(args.alphas)
     total = lanes * sum(len(runs) * episodes for runs, episodes, _ in phases.values())
+    alone = parallel.world_size() == 1  # alone, the bar follows the engine; else it moves as ranks hand in chunks
     results, seconds = {}, {}
-    with tqdm(total=total, unit="ep", unit_scale=True, disable=args.no_progress, dynamic_ncols=True) as bar:
+    with tqdm(total=total, unit="ep", unit_scale=True, disable=args.no_progress or not parallel.is_rank0(),
+              dynamic_ncols=True) as bar:
         for name, (runs, episodes, block) in phases.items():
             bar.set_description(name)
             started = time.perf_counter()
-            results[name] = compute_slice(runs, args.alphas, episodes, seed=args.seed, block=block, engine=engine,
-                                          progress=bar.update)
+
+            def compute(chunks: list, episodes: int = episodes, block: int = block) -> list[SliceCurves]:
+                return chunk_sums(chunks, args.alphas, episodes, seed=args.seed, block=block, engine=engine,
+                                  progress=bar.update if alone else None)
+
+            def handed_in(chunks: list, episodes: int = episodes) -> None:
+                if not alone:
+                    bar.update(lanes * episodes * sum(map(len, chunks)))
+
+            parts = parallel.map_sharded(compute, run_chunks(runs), progress=handed_in)
+            results[name] = fold(parts, args.alphas, episodes, block)
             seconds[name] = round(time.perf_counter() - started, 1)
     return results, seconds
 
@@ -96,7 +123,7 @@ def numbers(args: argparse.Namespace, results: dict[str, SliceCurves], seconds: 
         "runs_interim": args.runs_interim, "episodes_interim": args.episodes_interim,
         "runs_asymptotic": args.runs_asymptotic, "episodes_asymptotic": args.episodes_asymptotic,
         "device": str(engine.device), "backend": "numba" if engine.uses_numba(METHODS, None) else "torch",
-        "threads": args.threads,
+        "threads": args.threads, "ranks": parallel.world_size(),
     }
     for phase, sums in results.items():
         finished = sums.finish()
@@ -131,14 +158,27 @@ def write_outputs(args: argparse.Namespace, folder: Path, out: Path, results: di
 
 
 def run(args: argparse.Namespace) -> int:
-    """Compute the figure, write and print it."""
+    """Compute the figure (over the ranks under torchrun); rank 0 writes and prints it."""
+    parallel.init_from_env(timeout_s=args.dist_timeout)
+    try:
+        return compute_and_write(args)
+    finally:
+        parallel.shutdown()
+
+
+def compute_and_write(args: argparse.Namespace) -> int:
+    """Every rank computes the figure's numbers; rank 0 alone makes the folders, writes and prints."""
     folder = args.log_dir / (args.run_name or run_name("CliffWalking-v1", "figure-6.3", args.seed))
     out = args.out or folder
-    folder.mkdir(parents=True, exist_ok=True)
-    out.mkdir(parents=True, exist_ok=True)
+    device = parallel.local_device(resolve_device(args.device))  # a missing GPU is one line, before any file
+    if parallel.is_rank0():
+        folder.mkdir(parents=True, exist_ok=True)
+        out.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(1)  # the lockstep ops are small: a second thread only waits (and hurts on a busy machine)
-    engine = BatchedEngine(cliff_model(), device=args.device, backend=args.backend, threads=args.threads)
+    engine = BatchedEngine(cliff_model(), device=device, backend=args.backend, threads=args.threads)
     results, seconds = run_phases(args, engine)
+    if not parallel.is_rank0():
+        return 0
     report = numbers(args, results, seconds, engine)
     paths = write_outputs(args, folder, out, results, report)
     print(json.dumps({key: report[key] for key in ("interim", "asymptotic", "book_orderings", "seconds",

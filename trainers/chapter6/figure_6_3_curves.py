@@ -7,13 +7,17 @@ gamma 1, values starting at 0); its score is the mean sum of rewards over its ep
 runs are global indices 0 .. runs_interim - 1 and the asymptotic ones follow them, so the seed of
 every run is `SeedSequence(seed).spawn(total)[index]` for one split of the indices or another.
 
-`compute_slice(runs, ...)` returns sums over those runs (`SliceCurves`), so a distributed driver can
-call it on each rank with that rank's run indices and add the results (`merge`); `finish` divides.
+Sums over runs are exact to the last bit whatever the split: a phase's runs fall into fixed chunks
+(`run_chunks`, at most CHUNKS of them, a function of the phase alone), each chunk is summed on its own
+(`chunk_sums`, one `SliceCurves` per chunk) and the chunks are added in order (`fold`). A distributed
+driver hands each rank some of the chunks and folds all of them on every rank; one process folds the same
+chunks in the same order, so the figure's numbers do not depend on the number of ranks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import gymnasium as gym
@@ -27,6 +31,7 @@ METHODS = ("sarsa", "expected-sarsa", "qlearning")
 LABELS = {"sarsa": "Sarsa", "expected-sarsa": "Expected Sarsa", "qlearning": "Q-learning"}
 EPSILON, GAMMA = 0.1, 1.0
 LANES_PER_BATCH = 60_000  # lanes (runs x methods x alphas) the engine holds at once
+CHUNKS = 256  # a phase's runs are summed in at most this many fixed chunks (the unit a rank computes)
 
 
 def cliff_model() -> FiniteModel:
@@ -81,24 +86,51 @@ def lanes(runs: Sequence[int], alphas: Sequence[float]) -> tuple[list[str], list
     return names, steps, indices
 
 
-def compute_slice(runs: Sequence[int], alphas: Sequence[float], episodes: int, *, seed: int = 0, block: int = 1,
-                  engine: BatchedEngine | None = None, progress: Callable[[int], None] | None = None) -> SliceCurves:
-    """The sums of Figure 6.3's numbers over global run indices `runs` (see module); `progress(episodes)` as it goes."""
-    engine = engine if engine is not None else BatchedEngine(cliff_model())
-    if episodes % block:
-        raise ValueError(f"the block ({block}) must divide the episodes ({episodes})")
+def run_chunks(runs: Sequence[int]) -> list[range | Sequence[int]]:
+    """`runs` cut into at most CHUNKS consecutive chunks of equal size (the last may be shorter)."""
+    size = max(1, math.ceil(len(runs) / CHUNKS))
+    return [runs[first:first + size] for first in range(0, len(runs), size)]
+
+
+def fold(parts: Iterable[SliceCurves], alphas: Sequence[float], episodes: int, block: int) -> SliceCurves:
+    """The sums over every part's runs, added in the given order."""
     total = SliceCurves.empty(alphas, episodes, block)
-    per_batch = max(1, LANES_PER_BATCH // (len(METHODS) * len(alphas)))
-    runs = list(runs)
-    for first in range(0, len(runs), per_batch):
-        batch = runs[first:first + per_batch]
-        total = total.merge(_batch(engine, batch, alphas, episodes, seed, block, progress))
+    for part in parts:
+        total = total.merge(part)
     return total
 
 
-def _batch(engine: BatchedEngine, runs: list[int], alphas: Sequence[float], episodes: int, seed: int, block: int,
-           progress: Callable[[int], None] | None) -> SliceCurves:
-    """One engine batch of runs, reduced to sums."""
+def chunk_sums(chunks: Sequence[Sequence[int]], alphas: Sequence[float], episodes: int, *, seed: int = 0,
+               block: int = 1, engine: BatchedEngine | None = None,
+               progress: Callable[[int], None] | None = None) -> list[SliceCurves]:
+    """One `SliceCurves` per chunk of global run indices; `progress(episodes)` as it goes (see module)."""
+    engine = engine if engine is not None else BatchedEngine(cliff_model())
+    if episodes % block:
+        raise ValueError(f"the block ({block}) must divide the episodes ({episodes})")
+    per_batch = max(1, LANES_PER_BATCH // (len(METHODS) * len(alphas)))
+    sums: list[SliceCurves] = []
+    batch: list[Sequence[int]] = []
+    for number, chunk in enumerate(chunks):
+        batch.append(chunk)
+        following = len(chunks[number + 1]) if number + 1 < len(chunks) else per_batch
+        if sum(map(len, batch)) + following > per_batch:  # the engine takes whole chunks, up to per_batch runs
+            sums += _batch(engine, batch, alphas, episodes, seed, block, progress)
+            batch = []
+    return sums
+
+
+def compute_slice(runs: Sequence[int], alphas: Sequence[float], episodes: int, *, seed: int = 0, block: int = 1,
+                  engine: BatchedEngine | None = None, progress: Callable[[int], None] | None = None) -> SliceCurves:
+    """The sums of Figure 6.3's numbers over global run indices `runs`, in one process (see module)."""
+    parts = chunk_sums(run_chunks(list(runs)), alphas, episodes, seed=seed, block=block, engine=engine,
+                       progress=progress)
+    return fold(parts, alphas, episodes, block)
+
+
+def _batch(engine: BatchedEngine, chunks: list[Sequence[int]], alphas: Sequence[float], episodes: int, seed: int,
+           block: int, progress: Callable[[int], None] | None) -> list[SliceCurves]:
+    """One engine batch of whole chunks, each reduced to its own sums."""
+    runs = [run for chunk in chunks for run in chunk]
     names, steps, indices = lanes(runs, alphas)
     reported = [0]
 
@@ -113,5 +145,12 @@ def _batch(engine: BatchedEngine, runs: list[int], alphas: Sequence[float], epis
     returns = result.returns.double().numpy().reshape(len(runs), len(METHODS), len(alphas), episodes)
     run_means = returns.mean(axis=-1)
     blocks = returns.reshape(*returns.shape[:-1], episodes // block, block).mean(axis=-1)
-    return SliceCurves(list(alphas), episodes, block, len(runs), run_means.sum(axis=0), (run_means**2).sum(axis=0),
-                       blocks.sum(axis=0), result.steps)
+    run_steps = result.lengths.reshape(len(runs), -1).sum(dim=1)
+    sums, first = [], 0
+    for chunk in chunks:
+        part = slice(first, first + len(chunk))
+        sums.append(SliceCurves(list(alphas), episodes, block, len(chunk), run_means[part].sum(axis=0),
+                                (run_means[part] ** 2).sum(axis=0), blocks[part].sum(axis=0),
+                                int(run_steps[part].sum())))
+        first += len(chunk)
+    return sums

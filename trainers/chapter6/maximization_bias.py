@@ -24,7 +24,7 @@ from rltorch.policies import ConstantSchedule
 from rltorch.trainers import DoubleQLearningTrainer, QLearningTrainer
 from rltorch.values import QTable
 
-from study_output import StudyResult, progress, run_seeds, run_study, study_parser, table, timing
+from study_output import StudyResult, map_runs, progress, run_seeds, run_study, study_parser, table, timing
 
 STEM = "figure_6_5_maximization_bias"
 METHODS = {"Q-learning": QLearningTrainer, "Double Q-learning": DoubleQLearningTrainer}
@@ -44,16 +44,21 @@ def left_choices(method: str, seed: int, args: argparse.Namespace) -> np.ndarray
     return went_left
 
 
+def run_left_choices(seed: int, args: argparse.Namespace) -> list[np.ndarray]:
+    """One run of every method on `seed`: whether each episode went left from A, per method in METHODS order."""
+    return [left_choices(method, seed, args) for method in METHODS]
+
+
 def left_shares(seeds: list[int], args: argparse.Namespace) -> dict[str, np.ndarray]:
-    """The share of runs that went left in each episode, for each method."""
-    shares = {}
+    """The share of runs that went left in each episode, for each method (the runs shared over the ranks)."""
     with progress(len(METHODS) * len(seeds), "runs", args) as bar:
-        for method in METHODS:
-            total = np.zeros(args.episodes)
-            for seed in seeds:
-                total += left_choices(method, seed, args)
-                bar.update()
-            shares[method] = total / len(seeds)
+        runs = map_runs(lambda seed: run_left_choices(seed, args), seeds, bar, len(METHODS))
+    shares = {}
+    for index, method in enumerate(METHODS):
+        total = np.zeros(args.episodes)
+        for run in runs:  # summed in seed order, as one process always did
+            total += run[index]
+        shares[method] = total / len(seeds)
     return shares
 
 

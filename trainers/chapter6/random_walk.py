@@ -23,7 +23,7 @@ from rltorch.trainers import MCPrediction, TDPrediction
 from rltorch.trainers.base import Trainer
 from rltorch.values import VTable
 
-from study_output import StudyResult, progress, run_seeds, run_study, study_parser, table, timing
+from study_output import StudyResult, map_runs, progress, run_seeds, run_study, study_parser, table, timing
 
 STEM = "example_6_2_random_walk"
 TD_ALPHAS = (0.05, 0.1, 0.15)
@@ -64,6 +64,11 @@ def rms_errors(trainer: Trainer, truth: dict[Hashable, float], episodes: int) ->
     return errors
 
 
+def run_errors(truth: dict[Hashable, float], seed: int, episodes: int) -> list[np.ndarray]:
+    """One run of every (method, alpha) of `methods()` on `seed`: its RMS errors episode by episode."""
+    return [rms_errors(make_trainer(method, alpha, seed), truth, episodes) for method, alpha in methods()]
+
+
 def value_snapshots(truth: dict[Hashable, float], seed: int) -> dict[int, list[float]]:
     """TD(0)'s values (alpha 0.1) in one run after each of SNAPSHOTS episodes."""
     trainer, states, snapshots, done = make_trainer("td", 0.1, seed), list(truth), {}, 0
@@ -89,14 +94,10 @@ def compute(args: argparse.Namespace) -> StudyResult:
     """Run every method over the same seeds and draw the book's two panels."""
     truth = true_values(gym.make(ENV_ID, disable_env_checker=True))
     seeds = run_seeds(args.seed, args.runs)
-    curves: dict[str, np.ndarray] = {}
     with progress(len(methods()) * args.runs, "runs", args) as bar:
-        for method, alpha in methods():
-            errors = []
-            for seed in seeds:
-                errors.append(rms_errors(make_trainer(method, alpha, seed), truth, args.episodes))
-                bar.update()
-            curves[label(method, alpha)] = np.mean(errors, axis=0)
+        runs = map_runs(lambda seed: run_errors(truth, seed, args.episodes), seeds, bar, len(methods()))
+    curves = {label(method, alpha): np.mean([run[index] for run in runs], axis=0)
+              for index, (method, alpha) in enumerate(methods())}
     snapshots = value_snapshots(truth, seeds[0])
     numbers = summary(truth, snapshots, curves, args)
     episodes = list(range(args.episodes + 1))

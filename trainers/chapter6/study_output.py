@@ -3,6 +3,8 @@
 A study computes a `StudyResult` (its figure, its numbers, its averaged curves and a Markdown snippet);
 `run_study` times it and writes the PNG, the JSON and the Markdown into the run folder under
 `--log-dir` (and into `--out`, e.g. docs), and the curves, the figure and the numbers to TensorBoard.
+Under torchrun the runs are sharded over the ranks (`map_runs`): every rank computes its share and gets
+every run's result, so the numbers are the same whatever the number of ranks; only rank 0 writes and prints.
 The chapter 7 and 8 scripts import this module from here (their folder puts this one on `sys.path`).
 """
 
@@ -17,16 +19,18 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from matplotlib.figure import Figure
 from tqdm import tqdm
 
+from rltorch import parallel
 from rltorch.logger import TensorBoardLogger
 from rltorch.run.options import (
     make_parser,
     non_negative_int,
+    positive_float,
     positive_int,
     step_size,
     unit_float,
@@ -38,6 +42,7 @@ from rltorch.run.plots import save_png
 
 ROOT = Path(__file__).resolve().parents[2]
 Curve = tuple[Sequence[float], Sequence[float]]  # (x values, y values)
+Result = TypeVar("Result")
 
 
 @dataclass
@@ -71,7 +76,7 @@ def study_parser(description: str | None, *, runs: int | None, episodes: int | N
 
 
 def add_figure_outputs(parser: argparse.ArgumentParser, out_help: str, run_name: str) -> None:
-    """The output options of a figure study: --out, --json, --log-dir, --run-name, --dpi, --no-progress."""
+    """A figure study's output options (--out, --json, --log-dir, --run-name, --dpi, --no-progress), --dist-timeout."""
     output = parser.add_argument_group("output")
     output.add_argument("--out", type=writable_folder, help=out_help)
     output.add_argument("--json", type=writable_file, help="write the numbers behind the figure to this JSON file")
@@ -79,6 +84,9 @@ def add_figure_outputs(parser: argparse.ArgumentParser, out_help: str, run_name:
     output.add_argument("--run-name", help=f"run folder name (default: {run_name})")
     output.add_argument("--dpi", type=positive_int, default=80, help="resolution of the PNG")
     output.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    ranks = parser.add_argument_group("ranks (under torchrun)")
+    ranks.add_argument("--dist-timeout", type=positive_float, default=parallel.DEFAULT_TIMEOUT_S,
+                       help="seconds a rank waits for the others before it stops with one line")
 
 
 def run_seeds(seed: int, runs: int) -> list[int]:
@@ -87,8 +95,34 @@ def run_seeds(seed: int, runs: int) -> list[int]:
 
 
 def progress(total: int, description: str, args: argparse.Namespace, unit: str = "run") -> tqdm:
-    """A progress bar over `total` units of work (hidden with --no-progress)."""
-    return tqdm(total=total, desc=description, unit=unit, disable=args.no_progress, dynamic_ncols=True)
+    """A progress bar over `total` units of work (hidden with --no-progress, and on every rank but rank 0)."""
+    return tqdm(total=total, desc=description, unit=unit, disable=args.no_progress or not parallel.is_rank0(),
+                dynamic_ncols=True)
+
+
+def map_run_batches(per_batch: Callable[[list[int]], list[Result]], seeds: Sequence[int], bar: tqdm | None = None,
+                    unit: int = 1, rounds: int = 100, min_batch: int = 1) -> list[Result]:
+    """`per_batch(some_seeds)` (one result per seed) over every seed, sharded over the ranks in at most `rounds`
+    rounds of at least `min_batch` runs a rank; every rank gets every result, in the order of `seeds`.
+
+    `bar` advances by `unit` per run, after each round.
+    """
+    def advance(round_seeds: Sequence[int]) -> None:
+        """Count the round's runs on the bar."""
+        if bar is not None:
+            bar.update(unit * len(round_seeds))
+
+    rounds = max(1, min(rounds, len(seeds) // (min_batch * parallel.world_size())))
+    return parallel.map_sharded(per_batch, list(seeds), rounds=rounds, progress=advance)
+
+
+def map_runs(per_run: Callable[[int], Result], seeds: Sequence[int], bar: tqdm | None = None,
+             unit: int = 1) -> list[Result]:
+    """`per_run(seed)` for every seed, sharded over the ranks; every rank gets every result, in the order of `seeds`.
+
+    A result must depend on its seed alone and be small and picklable (arrays, numbers, tuples: not a trainer).
+    """
+    return map_run_batches(lambda batch: [per_run(seed) for seed in batch], seeds, bar, unit)
 
 
 def command_line(script: str, argv: Sequence[str]) -> str:
@@ -100,7 +134,10 @@ def command_line(script: str, argv: Sequence[str]) -> str:
 
 def run_study(stem: str, script: str, argv: Sequence[str] | None, parser: argparse.ArgumentParser,
               compute: Callable[[argparse.Namespace], StudyResult]) -> int:
-    """Parse `argv`, run `compute(args)` timed, write its outputs; one-line errors, exit status 1 on a file problem."""
+    """Parse `argv`, run `compute(args)` timed, write its outputs; one-line errors, exit status 1 on a file problem.
+
+    Under torchrun every rank computes (its share of the runs) and only rank 0 writes and prints.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     return run_cli(lambda: _run(stem, command_line(script, argv), args, compute))
@@ -108,23 +145,39 @@ def run_study(stem: str, script: str, argv: Sequence[str] | None, parser: argpar
 
 def _run(stem: str, command: str, args: argparse.Namespace,
          compute: Callable[[argparse.Namespace], StudyResult]) -> int:
-    """Make the folders, compute, and write everything."""
+    """Join the ranks, make the folders, compute, and write everything (rank 0 alone writes)."""
+    try:
+        world = parallel.init_from_env(timeout_s=args.dist_timeout).world
+        return _run_rank(stem, command, args, compute, world)
+    finally:
+        parallel.shutdown()
+
+
+def _run_rank(stem: str, command: str, args: argparse.Namespace,
+              compute: Callable[[argparse.Namespace], StudyResult], world: int) -> int:
+    """Compute on this rank; on rank 0, write the outputs and print the snippet."""
     folder = args.log_dir / (args.run_name or run_name(stem, "study", args.seed))
-    folder.mkdir(parents=True, exist_ok=True)
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
+    if parallel.is_rank0():
+        folder.mkdir(parents=True, exist_ok=True)
+        if args.out:
+            args.out.mkdir(parents=True, exist_ok=True)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     start, cpu_start = time.perf_counter(), time.process_time()
     result = compute(args)
-    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
+    seconds = time.perf_counter() - start
+    cpu_seconds = sum(parallel.all_gather(time.process_time() - cpu_start))  # every rank's CPU time
+    if not parallel.is_rank0():
+        return 0
+    ranks = {"ranks": world} if world > 1 else {}  # a run in one process keeps the JSON it always had
     numbers = {**result.numbers, "seconds": round(seconds, 1), "cpu_seconds": round(cpu_seconds, 1),
-               "machine": {"cpus": os.cpu_count(), "load_average_at_start": load}, "command": command}
+               "machine": {"cpus": os.cpu_count(), "load_average_at_start": load}, **ranks, "command": command}
     png = (args.out or folder) / f"{stem}.png"
     markdown = result.markdown(numbers, command, png.as_posix())
     paths = _write_files(folder, stem, result.figure, numbers, markdown, args)
     _log(folder, stem, result, numbers)
     print(markdown)
-    print(f"{seconds:.1f} s ({cpu_seconds:.1f} s of CPU time); wrote " + ", ".join(map(str, paths)))
+    over = f" over {world} ranks" if world > 1 else ""
+    print(f"{seconds:.1f} s ({cpu_seconds:.1f} s of CPU time{over}); wrote " + ", ".join(map(str, paths)))
     return 0
 
 
@@ -171,5 +224,6 @@ def timing(numbers: dict[str, Any]) -> str:
     shared = f", load average {load:.1f} at the start" if load is not None else ""
     if load is not None and load >= machine["cpus"] / 2:
         shared += ": the machine was shared with other jobs"
-    return (f"{numbers['seconds']:.0f} s wall-clock, {numbers['cpu_seconds']:.0f} s of CPU time, on "
+    ranks = f" over {numbers['ranks']} ranks" if numbers.get("ranks", 1) > 1 else ""
+    return (f"{numbers['seconds']:.0f} s wall-clock, {numbers['cpu_seconds']:.0f} s of CPU time{ranks}, on "
             f"{machine['cpus']} CPU cores{shared}")

@@ -28,7 +28,7 @@ from rltorch.run.options import positive_int
 from rltorch.trainers import SARSATrainer
 from rltorch.values import QTable
 
-from study_output import StudyResult, progress, run_seeds, run_study, study_parser, table, timing
+from study_output import StudyResult, map_runs, progress, run_seeds, run_study, study_parser, table, timing
 
 STEM = "example_6_5_windy_gridworld"
 VARIANTS = {"four moves": ENV_ID, "king's moves": ENV_ID_KINGS, "king's moves, stochastic wind": ENV_ID_STOCHASTIC}
@@ -72,38 +72,46 @@ def epsilon_greedy_length(evaluation: ModelEvaluation, epsilon: float) -> float:
     return -expected_return(evaluation.model, policy, 1.0)
 
 
-def study_variant(env_id: str, seeds: list[int], args: argparse.Namespace, bar: Any) -> dict[str, Any]:
-    """Every run of one variant: the curves, the greedy lengths, the slope, and run 0's trainer."""
-    evaluation = ModelEvaluation(model_of(make_env(env_id)), 1.0)
-    curves, lengths, trainers = [], [], []
-    for seed in seeds:
+def run_variants(seed: int, evaluations: dict[str, ModelEvaluation], args: argparse.Namespace) -> list[tuple]:
+    """One run of every variant on `seed`: its episodes-by-step curve, its greedy length (None: never ends) and,
+    on the steady-wind grids, its greedy path (None when the greedy policy never reaches the goal)."""
+    runs = []
+    for name, env_id in VARIANTS.items():
         ends, trainer = run_sarsa(env_id, seed, args)
-        curves.append(episodes_by_step(ends, args.steps))
-        lengths.append(greedy_length(evaluation, trainer))
-        trainers.append(trainer)
-        bar.update()
-    curves = np.array(curves)
+        length = greedy_length(evaluations[name], trainer)
+        shown = length is not None and "stochastic" not in name
+        path = greedy_path(make_env(env_id), trainer.agent())[0] if shown else None
+        runs.append((episodes_by_step(ends, args.steps), length, path))
+    return runs
+
+
+def study_variant(name: str, runs: list[list[tuple]], evaluation: ModelEvaluation,
+                  args: argparse.Namespace) -> dict[str, Any]:
+    """Every run of one variant: the curves, the greedy lengths and paths, the slope, and the optima."""
+    index = list(VARIANTS).index(name)
+    curves = np.array([run[index][0] for run in runs])
     window = max(1, int(args.steps * SLOPE_WINDOW))
-    return {"curves": curves, "optimum": -evaluation.optimum, "greedy_lengths": lengths,
+    return {"curves": curves, "optimum": -evaluation.optimum, "greedy_lengths": [run[index][1] for run in runs],
+            "greedy_paths": [run[index][2] for run in runs],
             "slope": float(np.mean(curves[:, -1] - curves[:, -1 - window])) / window,
-            "epsilon_greedy_optimum": epsilon_greedy_length(evaluation, args.epsilon), "trainers": trainers}
+            "epsilon_greedy_optimum": epsilon_greedy_length(evaluation, args.epsilon)}
 
 
 def shown_path(name: str, result: dict[str, Any]) -> tuple[int, list]:
     """The first run whose greedy policy reaches the goal, and its greedy path (no run: -1 and no path)."""
-    for run, (trainer, length) in enumerate(zip(result["trainers"], result["greedy_lengths"], strict=True)):
+    for run, (path, length) in enumerate(zip(result["greedy_paths"], result["greedy_lengths"], strict=True)):
         if length is not None:
-            return run, greedy_path(make_env(VARIANTS[name]), trainer.agent())[0]
+            return run, path
     return -1, []
 
 
 def compute(args: argparse.Namespace) -> StudyResult:
     """Run every variant over the same seeds; draw the curves and the greedy paths."""
     seeds = run_seeds(args.seed, args.runs)
-    results = {}
+    evaluations = {name: ModelEvaluation(model_of(make_env(env_id)), 1.0) for name, env_id in VARIANTS.items()}
     with progress(len(VARIANTS) * args.runs, "runs", args) as bar:
-        for name, env_id in VARIANTS.items():
-            results[name] = study_variant(env_id, seeds, args, bar)
+        runs = map_runs(lambda seed: run_variants(seed, evaluations, args), seeds, bar, len(VARIANTS))
+    results = {name: study_variant(name, runs, evaluations[name], args) for name in VARIANTS}
     paths = {name: shown_path(name, results[name]) for name in VARIANTS if "stochastic" not in name}
     numbers = summary(results, paths, args)
     every = max(1, args.steps // 1000)

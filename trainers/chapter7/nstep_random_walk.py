@@ -3,7 +3,7 @@
 The walk ends at -1 on the left and +1 on the right, gamma is 1 and the values start at 0. The measure is
 the RMS error over the 19 states (against the true values, solved exactly from the walk's model),
 averaged over the first --episodes episodes and over --runs runs; every (n, alpha) replays the same
-recorded walks. The n-step updates run for all runs and step sizes at once (`nstep_walk_engine`), and
+recorded walks. The n-step updates run for many runs and all step sizes at once (`nstep_walk_engine`), and
 --check-runs runs of every n are replayed through rltorch's `NStepTDPrediction` as well: their final
 values must agree exactly.
 """
@@ -17,16 +17,26 @@ from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
-from nstep_walk_engine import check_against_trainer, make_env, record_run, replay, stack
+from nstep_walk_engine import check_against_trainer, join_runs, make_env, replay_runs
 
 from rltorch.mdp import deterministic_policy, evaluate_policy, model_of
 from rltorch.run.options import non_negative_int
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "chapter6"))  # the studies' shared output module
-from study_output import StudyResult, progress, run_seeds, run_study, study_parser, table, timing  # noqa: E402
+from study_output import (  # noqa: E402
+    StudyResult,
+    map_run_batches,
+    progress,
+    run_seeds,
+    run_study,
+    study_parser,
+    table,
+    timing,
+)
 
 STEM = "figure_7_2_nstep_random_walk"
 NS = tuple(2**k for k in range(10))
+REPLAY_BATCH = 100  # runs replayed at once by a rank at least: the engine is fastest on many runs at once
 ALPHAS = (0.0, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
@@ -67,14 +77,14 @@ def check(seeds: list[int], args: argparse.Namespace, errors: dict[int, np.ndarr
 
 def compute(args: argparse.Namespace) -> StudyResult:
     """Record the walks, replay every n over every alpha, check against the trainer, and draw the figure."""
-    truth, seeds = true_values(), run_seeds(args.seed, args.runs)
-    walks = stack([record_run(seed, args.episodes) for seed in seeds], args.episodes)
+    truth, seeds, alphas = true_values(), run_seeds(args.seed, args.runs), np.array(args.alphas)
+    with progress(args.runs, "runs", args) as bar:
+        runs = map_run_batches(lambda batch: replay_runs(batch, args.episodes, args.ns, alphas, truth), seeds, bar,
+                               min_batch=REPLAY_BATCH)
     errors, values = {}, {}
-    with progress(len(args.ns), "n", args, unit="n") as bar:
-        for n in args.ns:
-            values[n], by_episode = replay(walks, n, np.array(args.alphas), truth)
-            errors[n] = by_episode.mean(axis=(0, 2))  # over the episodes and the runs
-            bar.update()
+    for index, n in enumerate(args.ns):
+        values[n], by_episode = join_runs(runs, index)
+        errors[n] = by_episode.mean(axis=(0, 2))  # over the episodes and the runs
     numbers = summary(errors, args)
     numbers["true_values"] = truth.tolist()
     numbers["check_against_trainer"] = check(seeds, args, errors, values)

@@ -98,6 +98,23 @@ def replay(episodes: Sequence[Episodes], n: int, alphas: np.ndarray, truth: np.n
     return values, np.array(errors)
 
 
+def replay_runs(seeds: Sequence[int], episodes: int, ns: Sequence[int], alphas: np.ndarray, truth: np.ndarray,
+                ) -> list[tuple[list[np.ndarray], list[np.ndarray]]]:
+    """Record the runs of `seeds` and replay them for every n at once; per run (its lane, which no other run touches):
+    the final values V[alpha, state] and the RMS errors [episode, alpha], each a list over `ns`."""
+    walks = stack([record_run(seed, episodes) for seed in seeds], episodes)
+    replays = [replay(walks, n, alphas, truth) for n in ns]
+    return [([values[:, lane] for values, _ in replays], [errors[:, :, lane] for _, errors in replays])
+            for lane in range(len(seeds))]
+
+
+def join_runs(runs: Sequence[tuple[list[np.ndarray], list[np.ndarray]]], index: int) -> tuple[np.ndarray, np.ndarray]:
+    """The `index`-th n's lanes of `replay_runs` results put back together: `replay`'s values and errors of all runs."""
+    values = np.stack([run[0][index] for run in runs], axis=1)  # [alpha, run, state]
+    errors = np.stack([run[1][index] for run in runs], axis=2)  # [episode, alpha, run], laid out as `replay`'s
+    return values, errors
+
+
 def check_against_trainer(seed: int, episodes: int, n: int, alpha: float, replayed: np.ndarray) -> float:
     """The largest difference between `replayed` (one run's final values) and `NStepTDPrediction`'s on that seed."""
     trainer = NStepTDPrediction(make_env(), VTable(alpha=alpha), gamma=1.0, policy=walk_policy, seed=seed, n=n)

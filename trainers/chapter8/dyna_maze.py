@@ -26,7 +26,16 @@ from rltorch.trainers import DynaQTrainer
 from rltorch.values import QTable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "chapter6"))  # the studies' shared output module
-from study_output import StudyResult, progress, run_seeds, run_study, study_parser, table, timing  # noqa: E402
+from study_output import (  # noqa: E402
+    StudyResult,
+    map_runs,
+    progress,
+    run_seeds,
+    run_study,
+    study_parser,
+    table,
+    timing,
+)
 
 STEM = "figure_8_2_dyna_maze"
 PLANNING = (0, 5, 50)
@@ -63,6 +72,11 @@ def episode_lengths(planning: int, seed: int, args: argparse.Namespace) -> np.nd
     return lengths
 
 
+def run_lengths(seed: int, args: argparse.Namespace) -> list[np.ndarray]:
+    """One run of every planning setting on `seed`: the steps of every episode, per setting in --planning order."""
+    return [episode_lengths(planning, seed, args) for planning in args.planning]
+
+
 def epsilon_greedy_floor(gamma: float, epsilon: float) -> float:
     """The exact expected steps of an episode epsilon-greedy on q* (what a settled agent averages)."""
     model = model_of(make_env())
@@ -84,14 +98,10 @@ def settled_from(mean: np.ndarray, level: float) -> int | None:
 def compute(args: argparse.Namespace) -> StudyResult:
     """Run every planning setting over the same seeds and draw the book's curves."""
     seeds = run_seeds(args.seed, args.runs)
-    lengths = {}
     with progress(len(args.planning) * args.runs, "runs", args) as bar:
-        for planning in args.planning:
-            runs = []
-            for seed in seeds:
-                runs.append(episode_lengths(planning, seed, args))
-                bar.update()
-            lengths[planning] = np.array(runs).mean(axis=0)
+        runs = map_runs(lambda seed: run_lengths(seed, args), seeds, bar, len(args.planning))
+    lengths = {planning: np.array([run[index] for run in runs]).mean(axis=0)
+               for index, planning in enumerate(args.planning)}
     floor = epsilon_greedy_floor(args.gamma, args.epsilon)
     episodes = range(1, args.episodes + 1)
     curves = {f"steps_per_episode/planning_{planning}": (episodes, mean.tolist()) for planning, mean in lengths.items()}
