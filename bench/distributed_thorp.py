@@ -3,8 +3,9 @@
 Each run starts its ranks with torch.multiprocessing (gloo over 127.0.0.1, one torch thread a rank, as
 `torchrun --standalone` would), plays one untimed warm-up batch, then times `--episodes` episodes of
 `thorp_distributed.train` between barriers on rank 0 (start-up excluded). The all-reduce is timed twice:
-inside the training loop (its wait for the slower rank included) and alone, `--reduce-repeats` times
-back to back on the same packed int64 tensor. Rounds alternate 1 and 2 ranks; the best round counts (a
+inside the training loop, what it costs there (starting it, and the wait left once the rank has dealt its
+next batch, the wait for the slower rank included), and alone, `--reduce-repeats` times back to back on
+the same packed int64 tensor. Rounds alternate 1 and 2 ranks; the best round counts (a
 shared machine only ever slows a run down). `cpu_efficiency` compares episodes per CPU-second of the ranks
 (gloo's threads included): near 1 when two ranks waste no work, whatever else the machine runs. One
 process also measures a rank's speed at smaller shares; the figures give the time of 10^11 hands on 8
@@ -19,6 +20,7 @@ import os
 import socket
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -55,22 +57,30 @@ def worker(rank: int, world: int, port: int, episodes: int, batch: int, repeats:
     engine = make_engine(0)
     thorp_distributed.start_streams(engine)
     thorp_distributed.train(engine, batch, batch)  # warm-up batch
-    reduce, in_loop = parallel.all_reduce_sum, []
+    start_reduce, in_loop = parallel.start_all_reduce_sum, []
 
-    def timed_reduce(tensor: torch.Tensor) -> torch.Tensor:
-        start = time.perf_counter()
-        reduce(tensor)
-        in_loop.append(time.perf_counter() - start)
-        return tensor
+    def timed_reduce(tensor: torch.Tensor) -> Callable[[], torch.Tensor]:
+        """The all-reduce with its exposed cost timed: starting it, and the wait left after the deal ahead."""
+        started = time.perf_counter()
+        wait = start_reduce(tensor)
+        launched = time.perf_counter() - started
 
-    parallel.all_reduce_sum = timed_reduce
+        def timed_wait() -> torch.Tensor:
+            waited = time.perf_counter()
+            wait()
+            in_loop.append(launched + time.perf_counter() - waited)
+            return tensor
+
+        return timed_wait
+
+    parallel.start_all_reduce_sum = timed_reduce
     parallel.barrier()
     start, cpu_start = time.perf_counter(), time.process_time()
     thorp_distributed.train(engine, episodes, batch)
     cpu_seconds = time.process_time() - cpu_start
     parallel.barrier()
     seconds = time.perf_counter() - start
-    parallel.all_reduce_sum = reduce
+    parallel.start_all_reduce_sum = start_reduce
     packed = torch.zeros(STATISTICS + thorp_distributed.STOP_SLOTS, dtype=torch.int64)
     parallel.barrier()
     alone_start = time.perf_counter()

@@ -177,6 +177,24 @@ def all_reduce_sum(tensor: torch.Tensor) -> torch.Tensor:
     return tensor
 
 
+def start_all_reduce_sum(tensor: torch.Tensor) -> Callable[[], torch.Tensor]:
+    """Start summing `tensor` over every rank, in place; the returned call waits for the sum and returns `tensor`.
+
+    Do other work in between (not on `tensor`); the wait raises `LostContact` like `all_reduce_sum`.
+    """
+    if world_size() == 1:
+        return lambda: tensor
+    with _collective():
+        work = dist.all_reduce(tensor, op=dist.ReduceOp.SUM, async_op=True)
+
+    def wait() -> torch.Tensor:
+        with _collective():
+            work.wait()
+        return tensor
+
+    return wait
+
+
 def barrier() -> None:
     """Wait until every rank gets here (nothing without a process group)."""
     if world_size() > 1:
@@ -271,5 +289,6 @@ __all__ = [
     "resolve_backend",
     "shard",
     "shutdown",
+    "start_all_reduce_sum",
     "world_size",
 ]

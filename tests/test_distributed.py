@@ -1,5 +1,6 @@
 """Data-parallel Thorp MC ES on loopback gloo ranks: same table everywhere, one-process equality, lost ranks, resume."""
 
+import copy
 import importlib.util
 import json
 import signal
@@ -14,6 +15,7 @@ import torch
 from rltorch import parallel
 from rltorch.logger import NullLogger
 
+import thorp_distributed
 from helpers import launch, stop_all
 from thorp_engine import STATISTICS
 from thorp_learning import make_engine
@@ -102,6 +104,26 @@ def test_shard_and_rank_seed_are_deterministic_slices_and_streams():
     tensor = torch.arange(3)
     assert parallel.all_reduce_sum(tensor) is tensor and parallel.gather_to_rank0("x") == ["x"]
     assert parallel.broadcast_from_rank0(5) == 5
+
+
+def test_a_stop_or_a_save_between_batches_continues_as_the_straight_run():
+    # Mutant: the stream not put back before the callback and the stop (the next deal already drawn) fails.
+    saved = []
+    straight = make_engine(0)
+    thorp_distributed.start_streams(straight)
+    thorp_distributed.train(straight, 30_000, 10_000,
+                            callback=lambda engine, size: saved.append(copy.deepcopy(engine.state_dict())))
+    resumed = make_engine(0)
+    resumed.load_state_dict(saved[0])
+    thorp_distributed.train(resumed, 20_000, 10_000)
+    stopped = make_engine(0)
+    thorp_distributed.start_streams(stopped)
+    assert thorp_distributed.train(stopped, 30_000, 10_000, stop=lambda: signal.SIGTERM) == signal.SIGTERM
+    assert stopped.episodes == 10_000
+    thorp_distributed.train(stopped, 20_000, 10_000)
+    for engine in (resumed, stopped):
+        assert torch.equal(engine.sums, straight.sums) and torch.equal(engine.counts, straight.counts)
+        assert torch.equal(engine.generator.get_state(), straight.generator.get_state())
 
 
 def test_two_ranks_hold_the_same_table(two_ranks):

@@ -50,31 +50,41 @@ def train(engine: BatchedES, episodes: int, batch: int = 1 << 17,
     """Run `episodes` more episodes over every rank, `batch` per policy update; one all_reduce per batch.
 
     Every rank calls this with the same arguments. `callback(engine, size)` runs after each batch
-    (the table is then the same on every rank). `stop()` returns a signal number once this rank was
-    asked to stop; its flag travels with the batch's statistics, so every rank stops after the same
-    batch. Returns the stop signal (SIGINT if any rank got one, else SIGTERM) or None.
+    (the table is then the same on every rank). Each rank deals its next batch while the all_reduce
+    runs (`BatchedES.deal`: the draws come in the same order as a batch-by-batch run's). `stop()`
+    returns a signal number once this rank was asked to stop; its flag travels with the batch's
+    statistics, so every rank stops after the same batch. Returns the stop signal (SIGINT if any rank
+    got one, else SIGTERM) or None.
     """
     if episodes < 0 or batch < 1:
         raise ValueError("episodes must be >= 0 and batch >= 1")
     rank, world = parallel.rank(), parallel.world_size()
     packed = torch.zeros(STATISTICS + STOP_SLOTS, dtype=torch.int64, device=engine.device)
     statistics, flags = packed[:STATISTICS], packed[STATISTICS:]
-    done = 0
+    done, dealt = 0, engine.deal(len(parallel.shard(min(batch, episodes), rank, world)))
     while done < episodes:
         size = min(batch, episodes - done)
         packed.zero_()
-        engine.play_batch(len(parallel.shard(size, rank, world)), out=statistics)
+        engine.play_dealt(dealt, out=statistics)
         received = stop() if stop is not None else None
         if received is not None:
             flags[0 if received == signal.SIGINT else 1] = 1
-        parallel.all_reduce_sum(packed)
+        summed = parallel.start_all_reduce_sum(packed)
+        following = min(batch, episodes - done - size)
+        before = engine.generator.get_state()  # the stream as a batch-by-batch run leaves it after this batch
+        if following:  # deal the next batch (its draws do not depend on the policy) while the ranks add up
+            dealt = engine.deal(len(parallel.shard(following, rank, world)))
+        ahead = engine.generator.get_state()
+        summed()
         engine.add_statistics(statistics)
         done += size
+        engine.generator.set_state(before)  # a checkpoint or a stop sees the stream of a run without the deal ahead
         if callback is not None:
             callback(engine, size)
         interrupts, terminates = flags.tolist()
         if interrupts or terminates:
             return signal.SIGINT if interrupts else signal.SIGTERM
+        engine.generator.set_state(ahead)
     return None
 
 

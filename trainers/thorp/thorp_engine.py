@@ -16,12 +16,14 @@ number comes from one seeded generator and the sums and counts are integers, so 
 size give the same numbers on every run on one kind of device (CPU and CUDA streams differ).
 `run_batch` is `play_batch` (play, collect the batch's statistics in one tensor) then `add_statistics`;
 `thorp_distributed` runs the two as N ranks that each play a shard and add the sum over all ranks.
+`play_batch` is `deal` (the starts and hidden cards: every draw made before the policy is used) then
+`play_dealt`, so a rank can deal its next batch while the ranks add up the last one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import torch
 
@@ -74,6 +76,17 @@ class StartTable:
         columns = torch.tensor(states, dtype=torch.int16, device=device).T
         self.total, self.dealer, self.cards, self.pair = columns[0], columns[1], columns[3], columns[4]
         self.soft = columns[2].bool()
+
+
+class Dealt(NamedTuple):
+    """A dealt batch: `size` episodes, `peeked` ended on the dealer's natural; the others' starts, shoes and cards."""
+
+    size: int
+    peeked: torch.Tensor
+    start: torch.Tensor
+    shoe: torch.Tensor
+    dealer: torch.Tensor
+    hole: torch.Tensor
 
 
 class BatchedES:
@@ -155,23 +168,34 @@ class BatchedES:
         2 * state + action), then peeked naturals and episodes. The table is not touched: `add_statistics`
         adds them (summed over the ranks of a data-parallel run first, if any).
         """
+        return self.play_dealt(self.deal(size), out)
+
+    def deal(self, size: int) -> Dealt:
+        """Draw `size` starts and hidden cards (and, if the dealer peeks, end the hands with a natural under)."""
         if size < 0:
             raise ValueError(f"size must be >= 0, got {size}")
-        table, generator = self.table, self.generator
-        out = torch.zeros(STATISTICS, dtype=torch.int64, device=self.device) if out is None else out
-        sums, counts, tail = out[:2 * STATES], out[2 * STATES:4 * STATES], out[4 * STATES:]
-        start = torch.randint(len(table.starts), (size,), generator=generator, device=self.device)
+        table = self.table
+        start = torch.randint(len(table.starts), (size,), generator=self.generator, device=self.device)
         shoe = table.shoe[start].clone()
         dealer = table.dealer[start]
         hole = self._draw(shoe)
+        peeked = torch.zeros((), dtype=torch.int64, device=self.device)
         if self.dealer_peeks:
             natural = ((dealer == 1) & (hole == 10)) | ((dealer == 10) & (hole == 1))
-            tail[0] += natural.sum()
+            peeked = natural.sum()
             deciding = (~natural).nonzero().flatten()
             start, shoe, dealer, hole = start[deciding], shoe[deciding], dealer[deciding], hole[deciding]
-        tail[1] += size
-        rewards, totals, stood, visits = self._play_player(start, shoe)
-        rewards[stood] = self._dealer_outcomes(shoe[stood], dealer[stood], hole[stood], totals[stood])
+        return Dealt(size, peeked, start, shoe, dealer, hole)
+
+    def play_dealt(self, dealt: Dealt, out: torch.Tensor | None = None) -> torch.Tensor:
+        """Play a dealt batch on the current greedy policy; add its statistics to `out` (see `play_batch`)."""
+        out = torch.zeros(STATISTICS, dtype=torch.int64, device=self.device) if out is None else out
+        sums, counts, tail = out[:2 * STATES], out[2 * STATES:4 * STATES], out[4 * STATES:]
+        tail[0] += dealt.peeked
+        tail[1] += dealt.size
+        shoe = dealt.shoe
+        rewards, totals, stood, visits = self._play_player(dealt.start, shoe)
+        rewards[stood] = self._dealer_outcomes(shoe[stood], dealt.dealer[stood], dealt.hole[stood], totals[stood])
         if visits:  # none when every episode ended on a peeked natural (or size is 0)
             keys, rows = (torch.cat(parts) for parts in zip(*visits, strict=True))
             keys = keys.long()
@@ -266,4 +290,4 @@ class BatchedES:
                 "starts": len(self.table.starts)}
 
 
-__all__ = ["STATES", "STATISTICS", "BatchedES", "StartTable", "add_cards", "index_state", "state_index"]
+__all__ = ["STATES", "STATISTICS", "BatchedES", "Dealt", "StartTable", "add_cards", "index_state", "state_index"]
