@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import io
 import os
 import random
 import socket
@@ -92,3 +94,18 @@ def stop_all(processes: list[subprocess.Popen]) -> None:
         if process.poll() is None:
             process.kill()
         process.wait(timeout=10)
+
+
+def run_main(main, *args, cwd: Path) -> subprocess.CompletedProcess:
+    """`main(args)` in this process as a subprocess would run it: exit status, stdout and stderr (in `cwd`)."""
+    out, err, here = io.StringIO(), io.StringIO(), os.getcwd()
+    try:
+        os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main([str(arg) for arg in args])
+            except SystemExit as stop:
+                status = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(list(args), status, out.getvalue(), err.getvalue())

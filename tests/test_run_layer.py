@@ -7,14 +7,23 @@ from pathlib import Path
 import pytest
 
 import rltorch
+from rltorch.run import cli
+
+from helpers import run_main
 
 ROOT = Path(__file__).resolve().parents[1]
 GAME_AND_STUDY_WORDS = ("tictactoe", "blackjack", "thorp", "figure", "study", "play", "evaluation", "cli")
 
 
+@pytest.fixture(autouse=True)
+def repository_on_path(monkeypatch):
+    """`--env tests.chain_env:Chain-v0` imports from the repository root, as `python -m rltorch` run there does."""
+    monkeypatch.syspath_prepend(str(ROOT))
+
+
 def rltorch_cmd(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, "-m", "rltorch", *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, timeout=300)
+    """The `rltorch` command, run in this process (the console script itself is tested in a subprocess)."""
+    return run_main(cli.main, *args, cwd=cwd)
 
 
 def imports_of(path):
@@ -60,7 +69,9 @@ def test_the_console_script_is_python_dash_m_rltorch():
     script = Path(sys.executable).parent / "rltorch"
     assert script.exists()
     help_text = subprocess.run([script, "train", "--help"], capture_output=True, text=True, timeout=120).stdout
-    assert help_text == rltorch_cmd("train", "--help").stdout and "--algo" in help_text
+    module_help = subprocess.run([sys.executable, "-m", "rltorch", "train", "--help"], capture_output=True, text=True,
+                                 timeout=120).stdout
+    assert help_text == module_help and "--algo" in help_text
 
 
 @pytest.mark.parametrize("argv", [["train", "--help"], ["evaluate", "--help"], ["plot", "--help"]])

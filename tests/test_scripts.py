@@ -6,6 +6,9 @@ from pathlib import Path
 import pytest
 
 import rltorch
+from rltorch.run import cli
+
+from helpers import load_script, run_main
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ["sarsa_trainer.py", "qlearning_trainer.py", "mc_trainer.py"]
@@ -40,7 +43,7 @@ def test_script_trains_and_writes_json(script, tmp_path):
 
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_help(script, tmp_path):
-    result = run_script(script, "--help", cwd=tmp_path)
+    result = run_main(load_script(f"trainers/{script}").main, "--help", cwd=tmp_path)
     assert result.returncode == 0 and "--episodes" in result.stdout and "--epsilon-schedule" in result.stdout
 
 
@@ -59,8 +62,10 @@ def test_help(script, tmp_path):
     ],
 )
 def test_bad_input_gives_one_message_and_a_non_zero_exit(args, message, tmp_path):
-    result = run_script("sarsa_trainer.py", *args, "--episodes" if "--episodes" not in args else "--seed", 10,
-                        "--log-dir", tmp_path, "--no-progress", cwd=tmp_path)
+    # In this process (a traceback would fail the test); test_unwritable_log_dir_... runs one in a subprocess.
+    result = run_main(load_script("trainers/sarsa_trainer.py").main, *args,
+                      "--episodes" if "--episodes" not in args else "--seed", 10, "--log-dir", tmp_path,
+                      "--no-progress", cwd=tmp_path)
     assert result.returncode != 0 and not list(tmp_path.iterdir())  # refused before any file or folder is made
     assert message in result.stderr and "Traceback" not in result.stderr
 
@@ -139,17 +144,16 @@ def test_network_blackjack_small(tmp_path):
 
 
 def test_plot_command_draws_runs_side_by_side(tmp_path):
+    sarsa = load_script("trainers/sarsa_trainer.py")
     for name in ("a", "b"):
-        run_script("sarsa_trainer.py", "--episodes", 200, "--eval-every", 100, "--eval-games", 10,
-                   "--test-games", 10, "--log-dir", tmp_path / "runs", "--run-name", name, "--no-progress",
-                   cwd=tmp_path)
-    result = subprocess.run([sys.executable, "-m", "rltorch", "plot", tmp_path / "runs" / "a", tmp_path / "runs" / "b",
-                             "--tags", "eval/exact_loss", "train/return", "--out", tmp_path / "curves.png"],
-                            capture_output=True, text=True, timeout=120)
+        trained = run_main(sarsa.main, "--episodes", 200, "--eval-every", 100, "--eval-games", 10, "--test-games", 10,
+                           "--log-dir", tmp_path / "runs", "--run-name", name, "--no-progress", cwd=tmp_path)
+        assert trained.returncode == 0, trained.stderr
+    result = run_main(cli.main, "plot", tmp_path / "runs" / "a", tmp_path / "runs" / "b",
+                      "--tags", "eval/exact_loss", "train/return", "--out", tmp_path / "curves.png", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "curves.png").read_bytes()[:4] == b"\x89PNG"
-    missing = subprocess.run([sys.executable, "-m", "rltorch", "plot", tmp_path / "runs" / "a", "--tags", "nope"],
-                             capture_output=True, text=True, timeout=120)
+    missing = run_main(cli.main, "plot", tmp_path / "runs" / "a", "--tags", "nope", cwd=tmp_path)
     assert missing.returncode == 1 and "has no scalar 'nope'" in missing.stderr
 
 
@@ -162,6 +166,5 @@ def test_unwritable_log_dir_and_a_foreign_checkpoint_are_clear_errors(tmp_path):
                           tmp_path / "bj.pt",
                           "--log-dir", tmp_path / "runs", "--no-progress", cwd=tmp_path)
     assert blackjack.returncode == 0, blackjack.stderr
-    evaluate = subprocess.run([sys.executable, "-m", "rltorch", "evaluate", tmp_path / "bj.pt"],
-                              capture_output=True, text=True, timeout=120)
+    evaluate = run_main(cli.main, "evaluate", tmp_path / "bj.pt", cwd=tmp_path)
     assert evaluate.returncode == 0 and "exact expected return" in evaluate.stdout
