@@ -5,11 +5,12 @@ Each run starts its ranks with torch.multiprocessing (gloo over 127.0.0.1, one t
 `thorp_distributed.train` between barriers on rank 0 (start-up excluded). The all-reduce is timed twice:
 inside the training loop, what it costs there (starting it, and the wait left once the rank has dealt its
 next batch, the wait for the slower rank included), and alone, `--reduce-repeats` times back to back on
-the same packed int64 tensor. Rounds alternate 1 and 2 ranks; the best round counts (a
-shared machine only ever slows a run down). `cpu_efficiency` compares episodes per CPU-second of the ranks
-(gloo's threads included): near 1 when two ranks waste no work, whatever else the machine runs. One
-process also measures a rank's speed at smaller shares; the figures give the time of 10^11 hands on 8
-and on 64 ranks.
+the same packed int64 tensor. Rounds alternate 1 and 2 ranks; the best round of each counts (a shared
+machine only ever slows a run down), and the median of each round's 2-rank over 1-rank ratio is given too
+(steadier when the machine's speed drifts between rounds). `cpu_efficiency` compares episodes per
+CPU-second of the ranks (gloo's threads included): near 1 when two ranks waste no work, whatever else the
+machine runs. One process also measures a rank's speed at smaller shares; the figures give the time of
+10^11 hands on 8 and on 64 ranks.
 Usage: python bench/distributed_thorp.py [--episodes 1e7] [--batch 131072] [--rounds 3] [--json PATH]
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 import math
 import os
 import socket
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -153,6 +155,7 @@ def measure(episodes: int, batch: int, rounds: int, repeats: int) -> dict[str, A
             if world not in best or result["episodes_per_s"] > best[world]["episodes_per_s"]:
                 best[world] = result
     two = best[2]
+    paired = [round(b / a, 3) for a, b in zip(every[1], every[2], strict=True)]  # each round's 2 ranks over its 1
     shares = sorted({two["share"], *(math.ceil(batch / world) for world in TARGET_WORLDS)})
     speeds = share_speeds(shares, min(episodes, 4_000_000))
     reduce_s = min(two["reduce_alone_ms"], two["reduce_in_loop_ms"]) / 1e3
@@ -166,6 +169,7 @@ def measure(episodes: int, batch: int, rounds: int, repeats: int) -> dict[str, A
                     "load_after": os.getloadavg()},
         "batch": batch, "one_rank": best[1], "two_ranks": two, "every_round_episodes_per_s": every,
         "speed_up": round(two["episodes_per_s"] / best[1]["episodes_per_s"], 3),
+        "paired_speed_ups": paired, "median_paired_speed_up": round(statistics.median(paired), 3),
         "cpu_efficiency": round(two["episodes_per_cpu_s"] / best[1]["episodes_per_cpu_s"], 3),
         "share_speeds_one_process": speeds,
         "estimate_1e11": {
