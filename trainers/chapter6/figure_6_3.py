@@ -90,28 +90,28 @@ def run_phases(args: argparse.Namespace, engine: BatchedEngine) -> tuple[dict[st
     phases = {"interim": (range(args.runs_interim), args.episodes_interim, 1),
               "asymptotic": (range(args.runs_interim, args.runs_interim + args.runs_asymptotic),
                              args.episodes_asymptotic, block_of(args.episodes_asymptotic))}
-    lanes = len(METHODS) * len(args.alphas)
-    total = lanes * sum(len(runs) * episodes for runs, episodes, _ in phases.values())
-    alone = parallel.world_size() == 1  # alone, the bar follows the engine; else it moves as ranks hand in chunks
+    total = len(METHODS) * len(args.alphas) * sum(len(runs) * episodes for runs, episodes, _ in phases.values())
     results, seconds = {}, {}
     with tqdm(total=total, unit="ep", unit_scale=True, disable=args.no_progress or not parallel.is_rank0(),
               dynamic_ncols=True) as bar:
         for name, (runs, episodes, block) in phases.items():
             bar.set_description(name)
             started = time.perf_counter()
-
-            def compute(chunks: list, episodes: int = episodes, block: int = block) -> list[SliceCurves]:
-                return chunk_sums(chunks, args.alphas, episodes, seed=args.seed, block=block, engine=engine,
-                                  progress=bar.update if alone else None)
-
-            def handed_in(chunks: list, episodes: int = episodes) -> None:
-                if not alone:
-                    bar.update(lanes * episodes * sum(map(len, chunks)))
-
-            parts = parallel.map_sharded(compute, run_chunks(runs), progress=handed_in)
-            results[name] = fold(parts, args.alphas, episodes, block)
+            results[name] = phase_sums(runs, episodes, block, args, engine, bar)
             seconds[name] = round(time.perf_counter() - started, 1)
     return results, seconds
+
+
+def phase_sums(runs: range, episodes: int, block: int, args: argparse.Namespace, engine: BatchedEngine,
+               bar: tqdm) -> SliceCurves:
+    """One phase's sums: its fixed chunks of runs shared out over the ranks, added in chunk order on every rank."""
+    alone = parallel.world_size() == 1  # alone, the bar follows the engine; else it moves as the ranks hand in chunks
+    per_run = len(METHODS) * len(args.alphas) * episodes
+    parts = parallel.map_sharded(
+        lambda chunks: chunk_sums(chunks, args.alphas, episodes, seed=args.seed, block=block, engine=engine,
+                                  progress=bar.update if alone else None),
+        run_chunks(runs), progress=None if alone else lambda chunks: bar.update(per_run * sum(map(len, chunks))))
+    return fold(parts, args.alphas, episodes, block)
 
 
 def numbers(args: argparse.Namespace, results: dict[str, SliceCurves], seconds: dict[str, float],

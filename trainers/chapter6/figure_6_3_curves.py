@@ -109,13 +109,14 @@ def chunk_sums(chunks: Sequence[Sequence[int]], alphas: Sequence[float], episode
         raise ValueError(f"the block ({block}) must divide the episodes ({episodes})")
     per_batch = max(1, LANES_PER_BATCH // (len(METHODS) * len(alphas)))
     sums: list[SliceCurves] = []
-    batch: list[Sequence[int]] = []
-    for number, chunk in enumerate(chunks):
-        batch.append(chunk)
-        following = len(chunks[number + 1]) if number + 1 < len(chunks) else per_batch
-        if sum(map(len, batch)) + following > per_batch:  # the engine takes whole chunks, up to per_batch runs
+    batch: list[Sequence[int]] = []  # the engine takes whole chunks, up to per_batch runs (at least one chunk)
+    for chunk in chunks:
+        if batch and sum(map(len, batch)) + len(chunk) > per_batch:
             sums += _batch(engine, batch, alphas, episodes, seed, block, progress)
             batch = []
+        batch.append(chunk)
+    if batch:
+        sums += _batch(engine, batch, alphas, episodes, seed, block, progress)
     return sums
 
 
