@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trainers" / "chapter5"))
 
 import plain_blackjack  # noqa: E402
 
