@@ -61,7 +61,7 @@ def train(engine: BatchedES, episodes: int, batch: int = 1 << 17,
     rank, world = parallel.rank(), parallel.world_size()
     packed = torch.zeros(STATISTICS + STOP_SLOTS, dtype=torch.int64, device=engine.device)
     statistics, flags = packed[:STATISTICS], packed[STATISTICS:]
-    done, dealt = 0, engine.deal(len(parallel.shard(min(batch, episodes), rank, world)))
+    done, dealt = 0, engine.deal(len(parallel.shard(min(batch, episodes), rank, world))) if episodes else None
     while done < episodes:
         size = min(batch, episodes - done)
         packed.zero_()
