@@ -46,6 +46,7 @@ from figure_6_3_curves import (
     cliff_model,
     compute_slice,
     fold,
+    rounds_for,
     run_chunks,
 )
 from figure_6_3_plot import book_checks, draw, log_curves
@@ -107,10 +108,12 @@ def phase_sums(runs: range, episodes: int, block: int, args: argparse.Namespace,
     """One phase's sums: its fixed chunks of runs shared out over the ranks, added in chunk order on every rank."""
     alone = parallel.world_size() == 1  # alone, the bar follows the engine; else it moves as the ranks hand in chunks
     per_run = len(METHODS) * len(args.alphas) * episodes
+    chunks = run_chunks(runs)
     parts = parallel.map_sharded(
-        lambda chunks: chunk_sums(chunks, args.alphas, episodes, seed=args.seed, block=block, engine=engine,
-                                  progress=bar.update if alone else None),
-        run_chunks(runs), progress=None if alone else lambda chunks: bar.update(per_run * sum(map(len, chunks))))
+        lambda mine: chunk_sums(mine, args.alphas, episodes, seed=args.seed, block=block, engine=engine,
+                                progress=bar.update if alone else None),
+        chunks, rounds=rounds_for(chunks, args.alphas, parallel.world_size()),
+        progress=None if alone else lambda handed_in: bar.update(per_run * sum(map(len, handed_in))))
     return fold(parts, args.alphas, episodes, block)
 
 

@@ -92,6 +92,13 @@ def run_chunks(runs: Sequence[int]) -> list[range | Sequence[int]]:
     return [runs[first:first + size] for first in range(0, len(runs), size)]
 
 
+def rounds_for(chunks: Sequence[Sequence[int]], alphas: Sequence[float], world: int) -> int:
+    """Rounds of `parallel.map_sharded` that give each rank about one full engine batch of chunks a round."""
+    per_batch = max(1, LANES_PER_BATCH // (len(METHODS) * len(alphas)))
+    chunks_per_batch = max(1, per_batch // max(1, max(map(len, chunks), default=1)))
+    return max(1, math.ceil(len(chunks) / (world * chunks_per_batch)))
+
+
 def fold(parts: Iterable[SliceCurves], alphas: Sequence[float], episodes: int, block: int) -> SliceCurves:
     """The sums over every part's runs, added in the given order."""
     total = SliceCurves.empty(alphas, episodes, block)
