@@ -119,6 +119,16 @@ def init_from_env(backend: str = "auto", timeout_s: float = DEFAULT_TIMEOUT_S,
     return Ranks(rank, world)
 
 
+@contextmanager
+def joined(backend: str = "auto", timeout_s: float = DEFAULT_TIMEOUT_S,
+           device: str | torch.device | None = None) -> Iterator[Ranks]:
+    """`init_from_env` for the block, then `shutdown` however it ends; yields this process's `Ranks`."""
+    try:
+        yield init_from_env(backend, timeout_s, device)
+    finally:
+        shutdown()
+
+
 def rank() -> int:
     """This process's rank in the process group (0 without one)."""
     return dist.get_rank() if dist.is_available() and dist.is_initialized() else 0
@@ -280,6 +290,7 @@ __all__ = [
     "gather_to_rank0",
     "init_from_env",
     "is_rank0",
+    "joined",
     "local_device",
     "local_rank",
     "local_world",

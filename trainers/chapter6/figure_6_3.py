@@ -162,11 +162,8 @@ def write_outputs(args: argparse.Namespace, folder: Path, out: Path, results: di
 
 def run(args: argparse.Namespace) -> int:
     """Compute the figure (over the ranks under torchrun); rank 0 writes and prints it."""
-    parallel.init_from_env(timeout_s=args.dist_timeout)
-    try:
+    with parallel.joined(timeout_s=args.dist_timeout):
         return compute_and_write(args)
-    finally:
-        parallel.shutdown()
 
 
 def compute_and_write(args: argparse.Namespace) -> int:

@@ -146,11 +146,8 @@ def run_study(stem: str, script: str, argv: Sequence[str] | None, parser: argpar
 def _run(stem: str, command: str, args: argparse.Namespace,
          compute: Callable[[argparse.Namespace], StudyResult]) -> int:
     """Join the ranks, make the folders, compute, and write everything (rank 0 alone writes)."""
-    try:
-        world = parallel.init_from_env(timeout_s=args.dist_timeout).world
-        return _run_rank(stem, command, args, compute, world)
-    finally:
-        parallel.shutdown()
+    with parallel.joined(timeout_s=args.dist_timeout) as ranks:
+        return _run_rank(stem, command, args, compute, ranks.world)
 
 
 def _run_rank(stem: str, command: str, args: argparse.Namespace,

@@ -247,16 +247,13 @@ def study(args: argparse.Namespace) -> int:
         raise RLTorchError("--engine trainer runs in one process; under torchrun use the batched engine")
     signals = StopSignals(lambda: None)
     try:
-        parallel.init_from_env(timeout_s=args.dist_timeout, device=args.device)  # Ctrl-C while waiting: interrupted
-        with signals.active():
-            metrics = run_study(args, signals)
+        with parallel.joined(timeout_s=args.dist_timeout, device=args.device), signals.active():
+            metrics = run_study(args, signals)  # Ctrl-C while joining the ranks: interrupted
             if metrics is not None:
                 print_json(metrics, args.json)
     except parallel.LostContact as error:
         print(error, file=sys.stderr)
         return 1
-    finally:
-        parallel.shutdown()
     return signals.exit_status
 
 
