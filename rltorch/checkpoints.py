@@ -9,6 +9,7 @@ objects (`save_module`, and version-1 checkpoints) load only with `trusted=True`
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import pickle
 import re
@@ -68,11 +69,32 @@ def _write_atomic(path: Path, payload: dict[str, Any]) -> Path:
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
         _sync_folder(path.parent)
+    except (OSError, RuntimeError) as error:  # a full disk shows as OSError, or as torch's RuntimeError
+        Path(tmp).unlink(missing_ok=True)
+        raise RLTorchError(_write_failure(path, error)) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     remove_stale_temp_files(path)
     return path
+
+
+def _write_failure(path: Path, error: BaseException) -> str:
+    """One line on a failed save: why (a full disk named as such), and what is left at `path`."""
+    full = getattr(error, "errno", None) == errno.ENOSPC or _disk_full(path.parent)
+    first_line = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    reason = "the disk is full" if full else f"{type(error).__name__}: {first_line}"
+    kept = f"the last good checkpoint {path} is intact" if path.exists() else "no earlier checkpoint is there"
+    return f"cannot save {path}: {reason}; {kept}"
+
+
+def _disk_full(folder: Path) -> bool:
+    """Whether the file system holding `folder` has (almost) no free blocks left."""
+    try:
+        stats = os.statvfs(folder)
+    except OSError:
+        return False
+    return stats.f_bavail * stats.f_frsize < 1 << 20
 
 
 def remove_stale_temp_files(path: str | Path) -> list[Path]:

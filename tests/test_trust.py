@@ -137,24 +137,63 @@ def test_an_existing_run_folder_or_checkpoint_is_not_overwritten_without_asking(
     check_new_run(tmp_path / "run", tmp_path / "old.pt", argparse.Namespace(resume=None, overwrite=True))
 
 
+HOLD = ("import sys, time, pathlib\nfrom rltorch.run.session import checkpoint_lock\n"
+        "with checkpoint_lock(pathlib.Path(sys.argv[1])):\n    print('held', flush=True)\n    time.sleep(60)\n")
+
+
 def test_a_checkpoint_held_by_a_live_run_is_refused_and_a_dead_runs_lock_is_taken_over(tmp_path):
     checkpoint = tmp_path / "held.pt"
-    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(checkpoint)], stdout=subprocess.PIPE, text=True)
     try:
-        (tmp_path / ".held.pt.lock").write_text(str(holder.pid))
+        assert holder.stdout.readline().strip() == "held"
         with pytest.raises(RLTorchError, match=f"held by a live run \\(pid {holder.pid}\\)"):
             with checkpoint_lock(checkpoint):
                 pass
     finally:
-        holder.kill()
+        holder.kill()  # a holder killed outright: the operating system drops its lock, its file stays
         holder.wait()
+    assert (tmp_path / ".held.pt.lock").exists()
     with checkpoint_lock(checkpoint):
         assert (tmp_path / ".held.pt.lock").read_text() == str(os.getpid())
-        other = subprocess.run([sys.executable, "-c", "from rltorch.run.session import checkpoint_lock as c\n"
-                                f"with c(__import__('pathlib').Path({str(checkpoint)!r})): pass"],
-                               capture_output=True, text=True, timeout=60)  # a second run in another process
-        assert other.returncode != 0 and "held by a live run" in other.stderr
+        with pytest.raises(RLTorchError, match="held by a live run"):  # this process, a second time
+            with checkpoint_lock(checkpoint):
+                pass
     assert not (tmp_path / ".held.pt.lock").exists()
+
+
+def test_a_lock_file_naming_a_live_pid_or_left_empty_holds_nothing(tmp_path):
+    for stale in (str(os.getpid()), "1", ""):  # pid reuse, pid 1, a holder killed before it wrote its pid
+        (tmp_path / ".run.pt.lock").write_text(stale)
+        with checkpoint_lock(tmp_path / "run.pt"):
+            assert (tmp_path / ".run.pt.lock").read_text() == str(os.getpid())
+
+
+RACE = """
+import os, sys, pathlib
+from rltorch.errors import RLTorchError
+from rltorch.run.session import checkpoint_lock
+path, inside, rounds = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), int(sys.argv[3])
+held = 0
+for _ in range(rounds):
+    try:
+        with checkpoint_lock(path):
+            fd = os.open(inside, os.O_CREAT | os.O_EXCL | os.O_WRONLY)  # fails if another holder is inside
+            os.close(fd)
+            held += 1
+            os.unlink(inside)
+    except RLTorchError:
+        pass
+print(held)
+"""
+
+
+def test_lock_races_never_give_two_holders(tmp_path):
+    # 4 processes x 500 tries = 2,000 races for one lock; a second holder inside would find the marker there
+    racers = [subprocess.Popen([sys.executable, "-c", RACE, str(tmp_path / "ck.pt"), str(tmp_path / "inside"), "500"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    results = [racer.communicate(timeout=240) for racer in racers]
+    assert all(racer.returncode == 0 for racer in racers), [err for _, err in results]
+    assert sum(int(out) for out, _ in results) > 0
 
 
 def table_of(path):

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
+from rltorch.agents import GreedyAgent
 from rltorch.checkpoints import load, load_checkpoint
 from rltorch.errors import RLTorchError
-from rltorch.run.envs import cli_options, exact_hooks, hook, make_env
+from rltorch.keys import AfterstateKeys, StateActionKeys
+from rltorch.run.envs import cli_options, env_id_from_file, exact_hooks, hook, import_user_module, make_env
 from rltorch.run.options import add_output_options, key_value, make_parser, parse, writable_file, writable_folder
 from rltorch.run.output import run_cli
-from rltorch.run.session import apply_resume
+from rltorch.run.session import apply_resume, check_run_name
 from rltorch.run.training import add_env_options, add_learning_options, build_trainer, run_training
 from rltorch.trainers import TRAINERS
+from rltorch.values import ValueFunction, VNetwork, VTable
 
 DEFAULT_ENV = "rltorch/TicTacToe-v0"
 SHIPPED_AGENT = Path("checkpoints") / "play_tictactoe.pt"
@@ -25,8 +29,9 @@ def train_parser(env_id: str | None, algorithm: str | None, description: str | N
     prog = {"prog": "rltorch train"} if env_id is None or description is None else {}
     parser = make_parser(description or "Train a tabular (or network) learner on any registered Gymnasium env.", **prog)
     if env_id is None:
-        parser.add_argument("--env", default=DEFAULT_ENV,
-                            help="a registered env id, or module:EnvId for your own env in your own module")
+        parser.add_argument("--env", help=f"a registered env id, or module:EnvId for your own env in your own module "
+                                          f"(imported from the current folder first) (default: {DEFAULT_ENV}, or the "
+                                          "resumed checkpoint's)")
         parser.add_argument("--env-option", type=key_value, action="append", metavar="KEY=VALUE",
                             help="a keyword argument for the env, e.g. is_slippery=False (repeatable)")
     if algorithm is None:
@@ -42,23 +47,39 @@ def train(argv: list[str] | None, env_id: str | None = None, algorithm: str | No
     """Parse the options of one run (the env's own options once `--env` is known) and run it.
 
     A preset script fixes `env_id` (and `algorithm`) and may change option defaults through `defaults`.
+    The module of a `--env module:EnvId` typed here is imported (the user named it); with `--resume` and no
+    `--env`, the env is the checkpoint's, whose module is never imported for it.
     """
+    argv = list(sys.argv[1:] if argv is None else argv)
     if env_id is None:
         known, _ = train_parser(None, None).parse_known_args(argv)
-        return run_cli(lambda: _train(argv, known.env, algorithm, description, defaults, fixed_env=False))
+        return run_cli(lambda: _train(argv, _env_of_run(known), algorithm, description, defaults, fixed_env=False))
     return run_cli(lambda: _train(argv, env_id, algorithm, description, defaults, fixed_env=True))
 
 
-def _train(argv: list[str] | None, env_id: str, algorithm: str | None, description: str | None,
+def _env_of_run(known: argparse.Namespace) -> str:
+    """`rltorch train`'s env: the one typed (its module imported), else a resumed checkpoint's, else the default."""
+    if known.env is not None:
+        import_user_module(known.env)
+        return known.env
+    if known.resume is not None:
+        saved = load_checkpoint(known.resume).get("config")
+        return env_id_from_file(saved.get("env_id") if isinstance(saved, dict) else None, str(known.resume))
+    return DEFAULT_ENV
+
+
+def _train(argv: list[str], env_id: str, algorithm: str | None, description: str | None,
            defaults: dict[str, Any], fixed_env: bool) -> int:
     """Build the full parser for `env_id`, check everything, then train."""
     parser = train_parser(env_id, algorithm, description)
     parser.set_defaults(**defaults)
     if not fixed_env:
-        parser.add_argument("--env", default=DEFAULT_ENV, help=argparse.SUPPRESS)
+        parser.add_argument("--env", default=env_id, help=argparse.SUPPRESS)
         parser.add_argument("--env-option", type=key_value, action="append", help=argparse.SUPPRESS)
     args = parse(parser, argv)
-    resumed = apply_resume(args)
+    if args.run_name is not None:
+        check_run_name(args.run_name)
+    resumed = apply_resume(args, parser, argv)
     env_id = getattr(args, "env", env_id)
     algo = algorithm or args.algo
     trainer = build_trainer(algo, args, env_id)
@@ -67,7 +88,7 @@ def _train(argv: list[str] | None, env_id: str, algorithm: str | None, descripti
 
 def evaluate(args: argparse.Namespace) -> None:
     """Print the exact figures of a checkpoint's greedy agent on the env it names."""
-    env, agent, gamma = _env_and_agent(args.checkpoint, dict(args.env_option or []), args.trust)
+    env, agent, gamma, _ = _env_and_agent(args)
     _, report, describe = exact_hooks(env, gamma)
     result = report(agent) if report is not None else None
     if result is None:
@@ -79,30 +100,69 @@ def evaluate(args: argparse.Namespace) -> None:
     print(describe(result) if describe is not None else json.dumps(result, indent=2))
 
 
-def _env_and_agent(path: Path, overrides: dict[str, Any], trusted: bool) -> tuple[Any, Any, float]:
-    """The env a checkpoint names (with `overrides`), the checkpoint's agent, and its discount."""
-    config = load_checkpoint(path, trusted=trusted).get("config")
-    env_id = config.get("env_id") if isinstance(config, dict) else None
-    if not env_id:
-        raise RLTorchError(f"{path} does not name a registered env, so it cannot be evaluated or played")
-    env = make_env(env_id, {**config.get("env_kwargs", {}), **overrides})
-    return env, load(path, trusted=trusted), float(config.get("gamma", 1.0))
+def _env_and_agent(args: argparse.Namespace) -> tuple[Any, Any, float, dict[str, Any]]:
+    """The env a checkpoint names (or `--env`, with `--env-option`s), its agent, its discount and its config.
+
+    A module named only inside the file is never imported (`env_id_from_file`); a whole-module (pickled)
+    file opens only with `--trust` and, naming no env, needs `--env`.
+    """
+    payload = load_checkpoint(args.checkpoint, trusted=args.trust)
+    config = payload.get("config") if isinstance(payload.get("config"), dict) else {}
+    if args.env is not None:
+        import_user_module(args.env)
+        env_id = args.env
+    elif "agent" in payload:
+        raise RLTorchError(f"{args.checkpoint} is a whole-module file, which names no env: pass --env ID")
+    else:
+        env_id = env_id_from_file(config.get("env_id"), str(args.checkpoint), trusted=args.trust)
+    saved = config.get("env_kwargs", {}) if args.env is None else {}
+    kwargs = {**(saved if isinstance(saved, dict) else {}), **dict(getattr(args, "env_option", None) or [])}
+    env = make_env(env_id, kwargs)
+    agent = load(args.checkpoint, trusted=args.trust)
+    if isinstance(agent, ValueFunction):  # a whole-module file may hold the value function alone
+        agent = GreedyAgent(agent, build_keys_for(agent, env, env_id))
+    return env, agent, float(config.get("gamma", 1.0)), config
+
+
+def build_keys_for(value_fn: ValueFunction, env: Any, env_id: str) -> Any:
+    """The keys a bare value function reads: afterstates for state values, else (state, action) pairs."""
+    if isinstance(value_fn, (VTable, VNetwork)):
+        afterstate = hook(env, "afterstate")
+        if afterstate is None:
+            raise RLTorchError(f"env {env_id} has no afterstate(state, action) to key these state values by")
+        return AfterstateKeys(afterstate)
+    return StateActionKeys()
 
 
 def play(args: argparse.Namespace) -> None:
-    """Play a checkpoint's agent in the terminal, where its env offers that."""
+    """Play a checkpoint's agent in the terminal, where its env offers that; the person takes the agent's other seat."""
     if not args.checkpoint.exists() and args.checkpoint == SHIPPED_AGENT:
         raise RLTorchError(f"no {SHIPPED_AGENT} here (it ships with the repository); train one with "
                            "python trainers/sarsa_trainer.py --values afterstate --seat both "
                            "--checkpoint checkpoints/play_tictactoe.pt, or pass --checkpoint")
-    env, agent, _ = _env_and_agent(args.checkpoint, {}, args.trust)
+    env, agent, _, config = _env_and_agent(args)
     game = hook(env, "play_in_terminal")
     if game is None:
         raise RLTorchError(f"{env.spec.id} has no terminal game")
+    saved = config.get("env_kwargs") if isinstance(config.get("env_kwargs"), dict) else {}
+    seat = _person_seat(args.seat, saved.get("seat"), args.checkpoint)
     try:
-        game(agent, args.seat)
+        game(agent, seat)
     except KeyboardInterrupt:
         print("\nbye")
+
+
+def _person_seat(chosen: str | None, trained: Any, checkpoint: Path) -> str | None:
+    """The person's seat: the one the agent did not learn when it learned one seat only (refusing that seat)."""
+    if trained not in ("X", "O"):
+        return chosen
+    other = "O" if trained == "X" else "X"
+    if chosen == trained:
+        raise RLTorchError(f"{checkpoint} learned to play {trained} only, so it cannot play {other}: take "
+                           f"--seat {other}, or train with --seat both")
+    if chosen is None:
+        print(f"the agent learned to play {trained}; you play {other}")
+    return other
 
 
 def figure(args: argparse.Namespace) -> None:
@@ -110,7 +170,7 @@ def figure(args: argparse.Namespace) -> None:
     from rltorch.mdp.pictures import grid_figures
     from rltorch.run.plots import save_png
 
-    env, agent, gamma = _env_and_agent(args.checkpoint, dict(args.env_option or []), args.trust)
+    env, agent, gamma, _ = _env_and_agent(args)
     figures = grid_figures(env, agent, gamma)
     if not figures:
         raise RLTorchError(f"{env.spec.id} is not a grid world with a finite model: no policy picture to draw")
@@ -125,41 +185,43 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="{train,evaluate,play,plot,figure}")
     commands.add_parser("train", help="train on any registered env (rltorch train --help)", add_help=False,
                         allow_abbrev=False)
-    evaluate_cmd = commands.add_parser("evaluate", help="exact figures of a checkpoint's greedy agent",
-                                       formatter_class=parser.formatter_class, allow_abbrev=False)
+    evaluate_cmd = _checkpoint_command(commands, "evaluate", "exact figures of a checkpoint's greedy agent", parser)
     evaluate_cmd.add_argument("checkpoint", type=Path, help="a checkpoint written by a trainer")
-    evaluate_cmd.add_argument("--env-option", type=key_value, action="append", metavar="KEY=VALUE",
-                              help="override an env option, e.g. seat=X")
     evaluate_cmd.add_argument("--json", action="store_true", help="print JSON instead of text")
-    evaluate_cmd.add_argument("--trust", action="store_true",
-                              help="also open a whole-module (pickled) file: it can run code, so only one you trust")
-    play_cmd = commands.add_parser("play", help="play a trained agent in the terminal (tic-tac-toe)",
-                                   formatter_class=parser.formatter_class, allow_abbrev=False)
+    play_cmd = _checkpoint_command(commands, "play", "play a trained agent in the terminal (tic-tac-toe)", parser)
     play_cmd.add_argument("--checkpoint", type=Path, default=SHIPPED_AGENT, help="the agent to play against")
-    play_cmd.add_argument("--seat", choices=("X", "O"), help="your mark (asked when omitted)")
-    play_cmd.add_argument("--trust", action="store_true",
-                          help="also open a whole-module (pickled) file: it can run code, so only one you trust")
+    play_cmd.add_argument("--seat", choices=("X", "O"), help="your mark (asked when omitted; an agent that learned "
+                                                         "one seat only takes that one)")
     plot_cmd = commands.add_parser("plot", help="plot runs' scalars side by side from their event files",
                                    formatter_class=parser.formatter_class, allow_abbrev=False)
     plot_cmd.add_argument("runs", nargs="+", type=Path, help="run folders (each holding an events file)")
     plot_cmd.add_argument("--tags", nargs="+", default=["eval/mean_return"], help="scalar tags to plot")
     plot_cmd.add_argument("--labels", nargs="+", help="legend labels, one per run (default: folder names)")
     plot_cmd.add_argument("--out", type=writable_file, default=Path("runs") / "curves.png", help="PNG to write")
-    figure_cmd = commands.add_parser("figure", help="a grid world's learned policy and values beside the exact ones",
-                                     formatter_class=parser.formatter_class, allow_abbrev=False)
+    figure_cmd = _checkpoint_command(commands, "figure", "a grid world's learned policy and values beside the exact "
+                                     "ones", parser)
     figure_cmd.add_argument("checkpoint", type=Path, help="a grid world's checkpoint (FrozenLake, CliffWalking, ...)")
     figure_cmd.add_argument("--out", type=writable_folder, default=Path("runs") / "figures", help="folder for the PNGs")
-    figure_cmd.add_argument("--env-option", type=key_value, action="append", metavar="KEY=VALUE",
-                            help="override an env option")
-    figure_cmd.add_argument("--trust", action="store_true",
-                            help="also open a whole-module (pickled) file: it can run code, so only one you trust")
     return parser
+
+
+def _checkpoint_command(commands: Any, name: str, description: str,
+                        parent: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """A subcommand that opens a checkpoint: its `--env`, `--env-option` and `--trust` options."""
+    command = commands.add_parser(name, help=description, description=description,
+                                  formatter_class=parent.formatter_class, allow_abbrev=False)
+    command.add_argument("--env", help="the env to use instead of the one the checkpoint names (module:EnvId "
+                                       "imports your module; a module named only inside a file is never imported)")
+    command.add_argument("--env-option", type=key_value, action="append", metavar="KEY=VALUE",
+                         help="override an env option, e.g. seat=X (repeatable)")
+    command.add_argument("--trust", action="store_true",
+                         help="also open a whole-module (pickled) file, and import an env module the file names: "
+                              "both can run code, so only for a file you trust")
+    return command
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run a subcommand; errors become one message and a non-zero exit status."""
-    import sys
-
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["train"]:
         return train(argv[1:])

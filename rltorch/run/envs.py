@@ -13,7 +13,10 @@ keys); `is_game = True` (wins, draws and losses are counted by the sign of the r
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
+import sys
 from typing import Any
 
 import gymnasium as gym
@@ -26,26 +29,87 @@ from rltorch.mdp.evaluation import ModelEvaluation, format_model_report
 from rltorch.mdp.pictures import grid_figures, log_grid_figures
 
 
-def split_env_id(env_id: str) -> str:
-    """Import the module of a `module:EnvId` id (a user's own env) and return the plain id."""
+def import_user_module(env_id: str) -> str:
+    """Import the module of a `module:EnvId` id the user named (found as `python -m` finds it); return the plain id.
+
+    Only for ids the user typed or passed in code: the module is looked up with the current folder first,
+    and any error it raises while importing becomes one line naming the module (`RLTORCH_DEBUG=1` shows the
+    module's own traceback).
+    """
     module, sep, plain = env_id.rpartition(":")
-    if sep:
-        try:
-            importlib.import_module(module)
-        except ImportError as error:
-            raise RLTorchError(f"cannot import {module!r} for env {env_id!r}: {error}") from None
+    if not sep:
+        return env_id
+    if not module or not plain or any(not part.isidentifier() for part in module.split(".")):
+        raise RLTorchError(f"--env {env_id!r} is not module:EnvId (a Python module name, a colon, an env id)")
+    if module not in sys.modules:
+        _import_from_here(module, env_id)
+    return plain
+
+
+def _import_from_here(module: str, env_id: str) -> None:
+    """`importlib.import_module` with the current folder first on the path, every failure as one line."""
+    here = os.getcwd()
+    added = here not in sys.path
+    if added:
+        sys.path.insert(0, here)
+    try:
+        importlib.import_module(module)
+    except Exception as error:  # the user's module is anyone's code: name it and its error in one line
+        if os.environ.get("RLTORCH_DEBUG"):
+            raise
+        where = f" ({error.filename}, line {error.lineno})" if isinstance(error, SyntaxError) else ""
+        raise RLTorchError(f"cannot import module {module!r} for env {env_id!r}: {type(error).__name__}: "
+                           f"{error}{where} (RLTORCH_DEBUG=1 shows the traceback)") from None
+    finally:
+        if added:
+            with contextlib.suppress(ValueError):
+                sys.path.remove(here)
+
+
+def env_id_from_file(env_id: Any, source: str, trusted: bool = False) -> str:
+    """An env id read from a file (a checkpoint), checked: its module is imported only when the user allows it.
+
+    A `module:EnvId` id whose module is not imported yet is refused in one line, unless `trusted` (the user's
+    `--trust`): a file must never make rltorch run a module it names. A module the user named on the command
+    line (`--env module:EnvId`) or imported in code is already imported, so its id passes.
+    """
+    if not isinstance(env_id, str) or not env_id:
+        raise RLTorchError(f"{source} does not name a registered env")
+    module, sep, _ = env_id.rpartition(":")
+    if sep and module not in sys.modules and not trusted:
+        raise RLTorchError(f"{source} asks for env {env_id!r} from module {module!r}, which rltorch does not import "
+                           f"for a file; name it yourself with --env {env_id} (or import it in Python), or pass "
+                           "--trust if you trust that module")
+    return import_user_module(env_id) if sep else env_id
+
+
+def registered_id(env_id: str) -> str:
+    """The plain id of `env_id` whose module (if any) is imported already; never imports anything."""
+    module, sep, plain = env_id.rpartition(":")
+    if sep and module not in sys.modules:
+        raise RLTorchError(f"env {env_id!r} needs module {module!r}, which is not imported (name it with --env "
+                           f"{env_id} on the command line, or import it first)")
     return plain if sep else env_id
 
 
 def env_class(env_id: str) -> Any:
     """The class (or creator) registered under `env_id`."""
-    plain = split_env_id(env_id)
+    plain = registered_id(env_id)
     try:
         spec = gym.spec(plain)
     except gym.error.Error as error:
         raise RLTorchError(f"unknown env {env_id!r}: {error}") from None
     entry = spec.entry_point
-    return load_env_creator(entry) if isinstance(entry, str) else entry
+    try:
+        return load_env_creator(entry) if isinstance(entry, str) else entry
+    except Exception as error:  # a registered env whose own module or dependency fails to import
+        raise RLTorchError(f"env {env_id!r} cannot be loaded from {entry!r}: {type(error).__name__}: "
+                           f"{_first_line(error)}") from None
+
+
+def _first_line(error: BaseException) -> str:
+    """The first line of an error's message (dependency errors can run to many lines)."""
+    return str(error).strip().splitlines()[0] if str(error).strip() else ""
 
 
 def cli_options(env_id: str) -> dict[str, dict[str, Any]]:
@@ -55,12 +119,16 @@ def cli_options(env_id: str) -> dict[str, dict[str, Any]]:
 
 def make_env(env_id: str, kwargs: dict[str, Any] | None = None) -> gym.Env:
     """`gym.make(env_id, **kwargs)` with errors turned into one clear message; checks observations are hashable."""
-    plain = split_env_id(env_id)
+    plain = registered_id(env_id)
+    env_class(env_id)  # a missing dependency is named as such
     try:
         env = gym.make(plain, disable_env_checker=True, **(kwargs or {}))
         observation, _ = env.reset(seed=0)
     except Exception as error:  # the env's constructor is anyone's code: report what it raised, in one line
-        raise RLTorchError(f"cannot make env {env_id!r} with {kwargs or {}}: {type(error).__name__}: {error}") from None
+        if os.environ.get("RLTORCH_DEBUG"):
+            raise
+        raise RLTorchError(f"cannot make env {env_id!r} with {kwargs or {}}: {type(error).__name__}: "
+                           f"{_first_line(error)}") from None
     try:
         hash(observation)
     except TypeError:

@@ -104,6 +104,21 @@ def step_size(text: str) -> float:
     return value
 
 
+def at_most(parse: Callable[[str], Any], maximum: float) -> Callable[[str], Any]:
+    """`parse`, then refuse values above `maximum` (every numeric option has a sane upper bound)."""
+
+    def bounded(text: str) -> Any:
+        value = parse(text)
+        if value > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum:,g}, got {text!r}")
+        return value
+
+    bounded.__name__ = bounded.__qualname__ = f"{parse.__name__}_at_most_{maximum:g}"
+    bounded.__doc__ = f"{parse.__doc__} At most {maximum:g}."
+    bounded.base, bounded.maximum = parse, maximum  # what tests and help read back
+    return bounded
+
+
 def key_value(text: str) -> tuple[str, Any]:
     """Parse KEY=VALUE; the value as a Python literal (1, 0.5, True, 'x') or else as plain text."""
     key, sep, value = text.partition("=")

@@ -53,22 +53,33 @@ def run_cli(run: Callable[[], Any]) -> int:
     return status if isinstance(status, int) else 0
 
 
+class RunInterrupted(Exception):
+    """A signal arrived while the work after the save (the final test, the exact evaluation) was running."""
+
+
 class StopSignals:
     """While active, SIGINT and SIGTERM ask the work to stop at the next episode boundary instead of killing it.
 
     `received` holds the first signal's number; `exit_status` is 128 + that number (130, 143) or 0.
-    `on_stop` is called once, when the first signal arrives.
+    `on_stop` is called once, when the first signal arrives. Inside `interruptible()` (work after the
+    checkpoint is saved) a signal raises RunInterrupted at once instead.
     """
 
     def __init__(self, on_stop: Callable[[], None]) -> None:
         self.on_stop = on_stop
         self.received: int | None = None
+        self._interruptible = False
 
     def _handle(self, signum: int, frame: Any) -> None:
-        """Record the signal and ask the work to stop; later signals are ignored until the save is done."""
-        if self.received is None:
+        """Record the signal and ask the work to stop; inside `interruptible()` stop it now."""
+        first = self.received is None
+        if first:
             self.received = signum
             self.on_stop()
+        if self._interruptible:
+            self._interruptible = False
+            raise RunInterrupted(signal.Signals(signum).name)
+        if first:
             print(f"\n{signal.Signals(signum).name}: stopping after this episode, then saving", file=sys.stderr)
 
     @contextmanager
@@ -80,6 +91,17 @@ class StopSignals:
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
+
+    @contextmanager
+    def interruptible(self) -> Iterator[None]:
+        """Within the block a signal (or one that came before it) raises RunInterrupted at once."""
+        if self.received is not None:
+            raise RunInterrupted(signal.Signals(self.received).name)
+        self._interruptible = True
+        try:
+            yield
+        finally:
+            self._interruptible = False
 
     @property
     def exit_status(self) -> int:

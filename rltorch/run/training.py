@@ -28,7 +28,7 @@ from rltorch.run.options import (
     step_size,
     unit_float,
 )
-from rltorch.run.output import StopSignals, run_name, write_json
+from rltorch.run.output import RunInterrupted, StopSignals, run_name, write_json
 from rltorch.run.session import check_new_run, checkpoint_lock, run_settings
 from rltorch.trainers import TRAINERS, Trainer
 from rltorch.values import QNetwork, QTable, ValueFunction, VNetwork, VTable
@@ -183,7 +183,7 @@ def run_training(
     check_new_run(args.log_dir / name, checkpoint, args)
     if resumed is not None:
         trainer.restore(resumed)
-    with checkpoint_lock(checkpoint):
+    with checkpoint_lock(checkpoint), checkpoint_lock(args.log_dir / name, "run folder"):
         trainer.logger = logger = TensorBoardLogger(args.log_dir / name)
         if trainer.exact_eval is not None and grid_layout(trainer.env) is not None:
             trainer.exact_eval = GridImages(trainer.exact_eval, trainer.env, trainer)
@@ -198,15 +198,20 @@ def run_training(
                           eval_games=args.eval_games, progress=not args.no_progress, callback=callback)
             seconds = time.perf_counter() - start
             save_checkpoint(checkpoint, {**trainer.checkpoint(), "run": run_settings(args, name)})
-            extra = {"episodes_this_run": trainer.episodes_done - first, **(finish(trainer) if finish else {})}
-            metrics = final_metrics(trainer, args, seconds, extra)
+            extra = {"episodes_this_run": trainer.episodes_done - first}
+            try:
+                with signals.interruptible():  # after the save a signal ends the final test at once
+                    extra.update(finish(trainer) if finish else {})
+                    metrics = final_metrics(trainer, args, seconds, extra)
+            except RunInterrupted:
+                metrics = {**run_metrics(trainer, seconds, extra), "exact": None}
             logger.close()
-    metrics.update(checkpoint=str(checkpoint), log_dir=str(logger.log_dir), stopped_by_signal=signals.received)
-    write_json(metrics, args.json)
-    print(format_metrics(trainer, metrics))
-    if signals.received:
-        print(f"stopped by a signal after {trainer.episodes_done:,} episodes; saved to {checkpoint} "
-              f"(continue with --resume {checkpoint})")
+            metrics.update(checkpoint=str(checkpoint), log_dir=str(logger.log_dir), stopped_by_signal=signals.received)
+            write_json(metrics, args.json)
+            print(format_metrics(trainer, metrics))
+            if signals.received:
+                print(f"stopped by a signal after {trainer.episodes_done:,} episodes; saved to {checkpoint} "
+                      f"(continue with --resume {checkpoint})")
     return signals.exit_status
 
 
@@ -216,15 +221,7 @@ def final_metrics(trainer: Trainer, args: argparse.Namespace, seconds: float, ex
     stats = trainer.test(games) if games else None
     _, report, _ = exact_hooks(trainer.env, trainer.gamma)
     reachable = hook(trainer.env, "reachable_keys")
-    metrics: dict[str, Any] = {
-        "env": trainer.config()["env_id"] or trainer.config()["env"],
-        "algorithm": trainer.algorithm,
-        "episodes": trainer.episodes_done,
-        "seconds": round(seconds, 3),
-        "episodes_per_second": round(extra["episodes_this_run"] / max(seconds, 1e-9), 1),
-        "table_size": len(trainer.value_fn) if hasattr(trainer.value_fn, "__len__") else None,
-        **extra,
-    }
+    metrics = run_metrics(trainer, seconds, extra)
     if reachable is not None and metrics["table_size"] is not None:
         metrics["reachable_keys"] = reachable(getattr(trainer.keys, "kind", "q"))
     if stats is not None:
@@ -236,6 +233,19 @@ def final_metrics(trainer: Trainer, args: argparse.Namespace, seconds: float, ex
     agent = trainer.agent()
     metrics["exact"] = report(agent) if report is not None and isinstance(agent, GreedyAgent) else None
     return metrics
+
+
+def run_metrics(trainer: Trainer, seconds: float, extra: dict[str, Any]) -> dict[str, Any]:
+    """What every run reports, the final test aside: env, algorithm, episodes, speed and table size."""
+    return {
+        "env": trainer.config()["env_id"] or trainer.config()["env"],
+        "algorithm": trainer.algorithm,
+        "episodes": trainer.episodes_done,
+        "seconds": round(seconds, 3),
+        "episodes_per_second": round(extra["episodes_this_run"] / max(seconds, 1e-9), 1),
+        "table_size": len(trainer.value_fn) if hasattr(trainer.value_fn, "__len__") else None,
+        **extra,
+    }
 
 
 def format_metrics(trainer: Trainer, metrics: dict[str, Any]) -> str:
