@@ -8,7 +8,11 @@ from dataclasses import dataclass
 
 
 def greedy(values: list[float], rng: random.Random | None = None) -> int:
-    """Index of the largest value; ties go to `rng` at random, or to the first without one."""
+    """Index of the largest value; ties go to `rng` at random (one `randrange`, only on a tie), else to the first.
+
+    Learning passes its generator (acting, Double Q-learning's target); the first-index form is for a deterministic
+    player (a greedy evaluation agent) or a target policy that must break ties consistently (off-policy MC control).
+    """
     best = max(values)
     if rng is None or values.count(best) == 1:
         return values.index(best)

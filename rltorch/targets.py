@@ -5,7 +5,10 @@ Each gives just the reward on a terminal step: there is nothing to bootstrap fro
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
+
+from rltorch.policies import greedy
 
 
 def sarsa_target(reward: float, next_value: float, gamma: float, terminated: bool) -> float:
@@ -43,17 +46,18 @@ def expected_value(values: Sequence[float], probabilities: Sequence[float]) -> f
 
 
 def double_q_learning_target(
-    reward: float, own_values: Sequence[float], other_values: Sequence[float], gamma: float, terminated: bool
+    reward: float, own_values: Sequence[float], other_values: Sequence[float], gamma: float, terminated: bool,
+    rng: random.Random,
 ) -> float:
-    """Double Q-learning: `r + gamma * Q_other(s', argmax_a Q_own(s', a))` (the first best on ties), or `r` at the end.
+    """Double Q-learning: `r + gamma * Q_other(s', argmax_a Q_own(s', a))`, or `r` at the end.
 
     `own_values` are the updated estimate's values of the legal a' (they pick the action), `other_values` the
-    other estimate's (they value it).
+    other estimate's (they value it). Ties in the argmax break uniformly at random with `rng`, as acting does
+    (`policies.greedy`: one `rng.randrange(ties)`, drawn only when the episode goes on and several a' tie).
     """
     if terminated:
         return reward
-    best = max(range(len(own_values)), key=own_values.__getitem__)
-    return reward + gamma * other_values[best]
+    return reward + gamma * other_values[greedy(list(own_values), rng)]
 
 
 def n_step_return(rewards: Sequence[float], gamma: float, bootstrap: float | None) -> float:

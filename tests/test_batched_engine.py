@@ -201,7 +201,7 @@ def per_step_run(model, algorithm, alpha, stream_values, episodes):
                                        "td-prediction"])
 def test_a_lane_equals_the_per_step_trainer_fed_the_same_draws(algorithm, model_name):
     # Mutants that fail here (each tried): SARSA choosing A' after its own update; Q-learning choosing before its
-    # update; ties broken by the first index; Double Q taking the last maximal action; n-step bootstrapping at
+    # update; ties broken by the first index (in acting, or in Double Q's target argmax); n-step bootstrapping at
     # h = T; a start draw after the last episode; a transition draw for a one-outcome pair.
     model = MODELS[model_name]()
     alphas, episodes = [0.5, 0.1, 1.0], 20 if model_name == "chain" else 12

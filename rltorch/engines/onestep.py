@@ -8,7 +8,9 @@ lane fed a trainer's draws repeats it float for float. The draws of one lane, in
   when the episode ended], epsilon, choice (the next action, chosen before the step's update for
   SARSA within an episode, after it otherwise, as the trainers do).
 - Double Q-learning: start; then every step: epsilon, choice (on Q1 + Q2), transition, coin
-  (u < 0.5 updates Q1), [start when the episode ended].
+  (u < 0.5 updates Q1), [tie: only when the episode goes on and several legal actions share the
+  updated half's largest value in S', tie floor(u * n_ties) in action order is its argmax],
+  [start when the episode ended].
 - TD(0): start; then every step: action (the policy's categorical draw), transition, [start].
 """
 
@@ -18,7 +20,7 @@ import torch
 
 from rltorch.engines.draws import DrawSource
 from rltorch.engines.episodes import Lanes
-from rltorch.engines.tensors import Categorical, ModelTensors, lookup, sequential_sum
+from rltorch.engines.tensors import Categorical, ModelTensors, lookup, pick, sequential_sum
 
 CONTROL_CODES = {"sarsa": 0, "expected-sarsa": 1, "qlearning": 2}
 
@@ -166,14 +168,19 @@ class DoubleQKernel(Kernel):
         next_state, reward, ended = model.step(self.state, action, live, self.draws)
         lanes.add(reward)
         own = (self.draws.uniform(live, "coin") >= 0.5).long()  # 0: heads, Q1 is updated
-        own_rows = torch.where(model.legal.index_select(0, next_state), self.half_rows(own, next_state), -torch.inf)
-        best = own_rows.argmax(dim=1, keepdim=True)  # the first maximal action, as the trainer's target takes
-        value = self.half_rows(1 - own, next_state).gather(1, best).squeeze(1)
+        best = self.own_argmax(own, next_state, live & ~ended)
+        value = self.half_rows(1 - own, next_state).gather(1, best[:, None]).squeeze(1)
         target = torch.where(ended, reward, reward + self.gamma * value)
         index = self.pair_base + own * (model.num_states * model.num_actions) + self.state * model.num_actions + action
         old = self.q.view(-1).index_select(0, index)
         self.q.view(-1).scatter_(0, index, torch.where(live, old + self.alpha * (target - old), old))
         self.state = self.restart(ended, lanes.finish(ended), next_state)
+
+    def own_argmax(self, own: torch.Tensor, states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """argmax_a of half `own` in `states` over the legal a, ties broken by a draw (only where `mask` and tied)."""
+        _, ties, tie_count = self.model.greedy_ties(self.half_rows(own, states), states)
+        u = self.draws.uniform(mask & (tie_count > 1), "tie")
+        return pick(ties, torch.floor(u * tie_count.to(u.dtype)).long())
 
 
 class PredictionKernel(Kernel):

@@ -5,6 +5,13 @@ in FrozenLake is worth exactly the state's value). `greedy_choice` then builds t
 by layer backwards from the end: a state is settled once one of its candidate actions ends the
 episode, or moves with positive probability to an already settled state. Any policy chosen this
 way ends every episode with probability 1 from every settled state.
+
+Ties here are broken deterministically, not at random as the learners' are, on purpose: every
+candidate is optimal (within the solver's tolerance), so no choice among them biases a value; pi*
+is then reproducible with no generator (a perfect player, a yardstick, a golden number);
+policy iteration keeps its previous action when it is as good, which is what lets it stop; and for
+gamma = 1 the choice is constrained to actions that finish the episode. Among equals the lowest-numbered
+action wins (`by_value`: the first best by value, as numpy's argmax).
 """
 
 from __future__ import annotations

@@ -119,7 +119,9 @@ class OffPolicyMCControl(OffPolicyMonteCarlo):
     The behaviour b is epsilon-greedy on Q (epsilon from the schedule; 1: uniformly random); pi is
     greedy on Q (first best action among ties). Backward through the episode: Q(S_t, A_t) moves
     toward G_t with weight W (`update_weighted`); the loop stops where A_t is not pi's action, else
-    W <- W / b(A_t | S_t).
+    W <- W / b(A_t | S_t). pi breaks ties by the first index on purpose: the book's box breaks them
+    "consistently", and W's update (pi(A_t | S_t) = 1) needs a deterministic pi; b's ties break at
+    random (it acts through `choose`), and its recorded b(A_t | S_t) shares the greedy mass among them.
     """
 
     algorithm = "mc-offpolicy"

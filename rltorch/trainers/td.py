@@ -201,7 +201,9 @@ class DoubleQLearningTrainer(OneStepTrainer):
     """Double Q-learning (section 6.7): a fair coin picks Q1 or Q2 to update, the other valuing the picked one's argmax.
 
     The value function is a `DoubleQ` (any other table or network is paired with a fresh one of its kind):
-    acting is epsilon-greedy in Q1 + Q2. Over two networks this is Double DQN kept simple (see `DoubleQ`).
+    acting is epsilon-greedy in Q1 + Q2, and ties in the target's argmax break at random, as acting's do (a
+    first-index argmax biases Figure 6.5: all-zero tables tie on every first visit). Over two networks this is
+    Double DQN kept simple (see `DoubleQ`).
     """
 
     algorithm = "double-qlearning"
@@ -216,9 +218,12 @@ class DoubleQLearningTrainer(OneStepTrainer):
         self.learn_one_half(key, reward, next_keys, terminated)
 
     def learn_one_half(self, key: Hashable, reward: float, next_keys: list[Hashable], terminated: bool) -> None:
-        """Heads (probability 1/2): Q1(S,A) moves toward R + gamma Q2(S', argmax_a Q1(S', a)); tails: the mirror."""
+        """Heads (probability 1/2): Q1(S,A) moves toward R + gamma Q2(S', argmax_a Q1(S', a)); tails: the mirror.
+
+        The draws, in order: the coin, then (only where the argmax is a tie) the tied action, both from `self.rng`.
+        """
         index = 0 if self.rng.random() < 0.5 else 1
         own, other = self.value_fn.parts[index], self.value_fn.parts[1 - index]
         own_values, other_values = (own.values(next_keys), other.values(next_keys)) if next_keys else ((), ())
-        target = double_q_learning_target(reward, own_values, other_values, self.gamma, terminated)
+        target = double_q_learning_target(reward, own_values, other_values, self.gamma, terminated, self.rng)
         self._td_errors.append(self.value_fn.update_part(index, key, target))

@@ -7,7 +7,8 @@ time with `update_part`. It is saved, loaded and logged as one value function: o
 
 Over two `QNetwork`s this is the Double DQN of this library, kept simple: the network a coin picks
 is fitted toward R + gamma * Q_other(S', argmax_a Q_chosen(S', a)), its own argmax valued by the
-other network (no separate target copy).
+other network (no separate target copy). The trainer breaks ties in that argmax at random
+(`rltorch.targets.double_q_learning_target`), for tables and networks alike.
 """
 
 from __future__ import annotations
