@@ -70,3 +70,66 @@ def test_opponent_specs():
             parse_opponent(bad)
     opponent, self_play = build_opponent("self:1,random:1", 0.8)
     assert len(self_play) == 1 and self_play[0] in opponent.opponents
+
+
+@pytest.fixture(scope="module")
+def x_only(tmp_path_factory):
+    """An agent that learned to play X only (a short run), as a checkpoint."""
+    from rltorch.run.cli import train
+
+    folder = tmp_path_factory.mktemp("x_only")
+    assert train(["--episodes", "300", "--eval-every", "0", "--test-games", "5", "--no-progress", "--seat", "X",
+                  "--log-dir", str(folder / "runs"), "--checkpoint", str(folder / "x.pt")],
+                 "rltorch/TicTacToe-v0", "sarsa", "d") == 0
+    return folder / "x.pt"
+
+
+def test_play_gives_the_person_the_seat_the_agent_did_not_learn(x_only, monkeypatch, capsys):
+    from rltorch.run import cli
+
+    played = []
+    monkeypatch.setattr("rltorch.envs.tictactoe.env.TicTacToeEnv.play_in_terminal",
+                        lambda self, agent, seat=None: played.append(seat))
+    assert cli.main(["play", "--checkpoint", str(x_only)]) == 0
+    assert played == ["O"] and "the agent learned to play X; you play O" in capsys.readouterr().out
+    assert cli.main(["play", "--checkpoint", str(x_only), "--seat", "X"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "learned to play X only" in err and played == ["O"]
+
+
+def test_the_trusted_whole_module_path_works_end_to_end(x_only, tmp_path, monkeypatch, capsys):
+    from rltorch.checkpoints import save_module
+    from rltorch.run import cli
+
+    monkeypatch.chdir(tmp_path)
+    whole_agent = save_module(tmp_path / "agent.pt", rltorch.load(x_only))
+    alone = save_module(tmp_path / "values.pt", rltorch.load(x_only).value_fn)
+    for path in (whole_agent, alone):
+        assert cli.main(["evaluate", str(path)]) == 1 and "trusted" in capsys.readouterr().err
+        assert cli.main(["evaluate", str(path), "--trust"]) == 1
+        assert "names no env: pass --env" in capsys.readouterr().err
+        assert cli.main(["evaluate", str(path), "--trust", "--env", "rltorch/TicTacToe-v0", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out) == exact_report(rltorch.load(x_only), "X")
+    played = []
+    monkeypatch.setattr("rltorch.envs.tictactoe.env.TicTacToeEnv.play_in_terminal",
+                        lambda self, agent, seat=None: played.append(agent.act((0,) * 9, list(range(9)))))
+    assert cli.main(["play", "--checkpoint", str(whole_agent), "--trust", "--env", "rltorch/TicTacToe-v0"]) == 0
+    assert played == [rltorch.load(x_only).act((0,) * 9, list(range(9)))]
+
+
+def test_figure_opens_a_trusted_whole_module_value_table(tmp_path, monkeypatch, capsys):
+    from rltorch.checkpoints import save_module
+    from rltorch.run import cli
+
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["train", "--env", "FrozenLake-v1", "--algo", "qlearning", "--episodes", "200", "--eval-every", "0",
+                     "--test-games", "5", "--no-progress", "--checkpoint", "lake.pt"]) == 0
+    path = save_module(tmp_path / "lake_values.pt", rltorch.load("lake.pt").value_fn)
+    assert cli.main(["figure", str(path), "--trust", "--env", "FrozenLake-v1", "--out", "pictures"]) == 0
+    assert sorted(p.suffix for p in (tmp_path / "pictures").iterdir()) == [".png", ".png"]
+    first = {p.name: p.read_bytes() for p in (tmp_path / "pictures").iterdir()}
+    assert cli.main(["figure", str(path), "--trust", "--env", "FrozenLake-v1", "--out", "pictures"]) == 1
+    assert "exist: choose another --out, or pass --overwrite" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in (tmp_path / "pictures").iterdir()} == first
+    assert cli.main(["figure", "lake.pt"]) == 0  # by default, a folder named after the checkpoint
+    assert len(list((tmp_path / "runs" / "figures" / "lake").glob("*.png"))) == 2

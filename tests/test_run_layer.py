@@ -144,3 +144,36 @@ def test_an_env_without_a_model_trains_without_exact_curves_and_one_with_a_model
     assert (tmp_path / "figures" / "grid_compare.png").read_bytes()[:4] == b"\x89PNG"
     refused = rltorch_cmd("figure", tmp_path / "chain.pt")
     assert refused.returncode == 1 and "not a grid world" in refused.stderr
+
+
+def test_help_and_bad_options_answer_without_loading_torch():
+    probe = ("import sys\nfrom rltorch.run import cli\n"
+             "for argv in (['--help'], ['evaluate', '--help'], ['figure', '--nope']):\n"
+             "    try:\n        cli.main(argv)\n    except SystemExit:\n        pass\n"
+             "print('torch' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip().endswith("False"), result.stdout + result.stderr
+
+
+class _CtrlCOnImport:
+    """A meta-path finder that raises KeyboardInterrupt when `name` is imported (a Ctrl-C while torch loads)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == self.name:
+            raise KeyboardInterrupt
+        return None
+
+
+@pytest.mark.parametrize("argv", [["train", "--episodes", "10"], ["evaluate", "x.pt"], ["figure", "x.pt"]])
+def test_ctrl_c_while_a_command_loads_is_a_clean_exit(argv, tmp_path, monkeypatch, capsys):
+    import rltorch.run
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(sys.modules, "rltorch.run.commands", raising=False)
+    monkeypatch.delattr(rltorch.run, "commands", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [_CtrlCOnImport("rltorch.run.commands"), *sys.meta_path])
+    assert cli.main(argv) == 130
+    assert capsys.readouterr().err.strip() == "interrupted" and not list(tmp_path.iterdir())

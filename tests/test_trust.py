@@ -104,8 +104,19 @@ MAINS = {"sarsa_trainer.py": lambda argv: train(argv, "rltorch/TicTacToe-v0", "s
     ("rltorch", ["evaluate", "missing.pt"]),
     ("blackjack_mc.py", ["--env", "gymnasium", "--method", "es"]),
     ("thorp_study.py", ["--device", "cuda"] if not torch.cuda.is_available() else ["--threads", "0"]),
+    # item 5: env ids that are not one, modules that fail, dependencies that are missing
+    ("rltorch", ["train", "--env", ":"]),
+    ("rltorch", ["train", "--env", ".rel"]),
+    ("rltorch", ["train", "--env", "broken_mod:Chain-v0"]),
+    ("rltorch", ["train", "--env", "syntax_mod:Chain-v0"]),
+    ("rltorch", ["train", "--env", "no_such_module:Chain-v0"]),
+    ("rltorch", ["train", "--env", "LunarLander-v3"]),
+    # item 6: envs rltorch cannot learn on, refused before any file
+    ("rltorch", ["train", "--env", "odd_envs:BoxAction-v0"]),
+    ("rltorch", ["train", "--env", "odd_envs:NoLegal-v0"]),
 ])
-def test_errors_found_when_building_are_one_line_before_any_file(script, argv, tmp_path, monkeypatch, capsys):
+def test_errors_found_when_building_are_one_line_before_any_file(script, argv, tmp_path, monkeypatch, capsys,
+                                                                  user_modules):
     monkeypatch.chdir(tmp_path)
     try:
         status = MAINS[script](argv)
@@ -114,6 +125,18 @@ def test_errors_found_when_building_are_one_line_before_any_file(script, argv, t
     err = capsys.readouterr().err
     assert status in (1, 2) and err.count("\n") == 1 and "Traceback" not in err
     assert not list(tmp_path.iterdir())
+
+
+@pytest.fixture
+def user_modules(tmp_path_factory, monkeypatch):
+    """A folder on the path with a module that raises when imported and one with a syntax error."""
+    folder = tmp_path_factory.mktemp("user_modules")
+    (folder / "broken_mod.py").write_text("raise RuntimeError('my env module is broken')\n")
+    (folder / "syntax_mod.py").write_text("def oops(:\n")
+    monkeypatch.syspath_prepend(str(folder))
+    yield folder
+    for name in ("broken_mod", "syntax_mod"):
+        sys.modules.pop(name, None)
 
 
 def test_default_run_names_never_collide_even_when_started_together(tmp_path):

@@ -129,6 +129,12 @@ def make_env(env_id: str, kwargs: dict[str, Any] | None = None) -> gym.Env:
             raise
         raise RLTorchError(f"cannot make env {env_id!r} with {kwargs or {}}: {type(error).__name__}: "
                            f"{_first_line(error)}") from None
+    legal = getattr(env.unwrapped, "legal_actions", None)
+    if legal is not None and not legal():
+        raise RLTorchError(f"env {env_id!r} offers no legal action at the start of an episode")
+    if not isinstance(env.action_space, gym.spaces.Discrete):
+        raise RLTorchError(f"env {env_id!r} has a {type(env.action_space).__name__} action space; rltorch's learners "
+                           "choose among the actions of a Discrete space")
     try:
         hash(observation)
     except TypeError:

@@ -13,7 +13,7 @@ from tqdm import tqdm
 
 from rltorch.agents import GreedyAgent
 from rltorch.checkpoints import save_checkpoint
-from rltorch.errors import RLTorchError
+from rltorch.errors import BadTransition, RLTorchError
 from rltorch.keys import AfterstateKeys, StateActionKeys
 from rltorch.logger import TensorBoardLogger
 from rltorch.mdp.pictures import grid_layout
@@ -194,8 +194,13 @@ def run_training(
         more = args.episodes - trainer.episodes_done if resumed is not None else args.episodes
         first, start = trainer.episodes_done, time.perf_counter()
         with signals.active():
-            trainer.train(max(more, 0), log_every=args.log_every, eval_every=args.eval_every,
-                          eval_games=args.eval_games, progress=not args.no_progress, callback=callback)
+            try:
+                trainer.train(max(more, 0), log_every=args.log_every, eval_every=args.eval_every,
+                              eval_games=args.eval_games, progress=not args.no_progress, callback=callback)
+            except BadTransition as error:  # the env broke its contract mid-run: keep what was learned
+                save_checkpoint(checkpoint, {**trainer.checkpoint(), "run": run_settings(args, name)})
+                logger.close()
+                raise RLTorchError(f"{error}; what was learned before it is saved to {checkpoint}") from None
             seconds = time.perf_counter() - start
             save_checkpoint(checkpoint, {**trainer.checkpoint(), "run": run_settings(args, name)})
             extra = {"episodes_this_run": trainer.episodes_done - first}

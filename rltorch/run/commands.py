@@ -1,0 +1,196 @@
+"""What the `rltorch` subcommands do: train on any registered env, evaluate exactly, play, draw grid figures.
+
+`rltorch.run.cli` parses the command line and imports this module only when a command runs, so that
+`rltorch --help` does not wait for torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rltorch.agents import GreedyAgent
+from rltorch.checkpoints import load, load_checkpoint
+from rltorch.errors import RLTorchError
+from rltorch.keys import AfterstateKeys, StateActionKeys
+from rltorch.run.cli import SHIPPED_AGENT
+from rltorch.run.envs import cli_options, env_id_from_file, exact_hooks, hook, import_user_module, make_env
+from rltorch.run.options import add_output_options, key_value, make_parser, parse
+from rltorch.run.output import run_cli
+from rltorch.run.session import apply_resume, check_run_name
+from rltorch.run.training import add_env_options, add_learning_options, build_trainer, run_training
+from rltorch.trainers import TRAINERS
+from rltorch.values import ValueFunction, VNetwork, VTable
+
+DEFAULT_ENV = "rltorch/TicTacToe-v0"
+FIGURE_DPI = 150  # grid pictures readable at their natural size
+
+
+def train_parser(env_id: str | None, algorithm: str | None, description: str | None = None) -> argparse.ArgumentParser:
+    """The options of one training run: `--env` and `--algo` unless fixed, the learning options, the env's own."""
+    prog = {"prog": "rltorch train"} if env_id is None or description is None else {}
+    parser = make_parser(description or "Train a tabular (or network) learner on any registered Gymnasium env.", **prog)
+    if env_id is None:
+        parser.add_argument("--env", help=f"a registered env id, or module:EnvId for your own env in your own module "
+                                          f"(imported from the current folder first) (default: {DEFAULT_ENV}, or the "
+                                          "resumed checkpoint's)")
+        parser.add_argument("--env-option", type=key_value, action="append", metavar="KEY=VALUE",
+                            help="a keyword argument for the env, e.g. is_slippery=False (repeatable)")
+    if algorithm is None:
+        parser.add_argument("--algo", choices=tuple(TRAINERS), default="sarsa", help="the learning algorithm")
+    add_learning_options(parser, algorithm)
+    add_env_options(parser, cli_options(env_id) if env_id is not None else {})
+    add_output_options(parser, log_every=100, eval_every=5000, eval_games=500, test_games=1000)
+    return parser
+
+
+def train(argv: list[str] | None, env_id: str | None = None, algorithm: str | None = None,
+          description: str | None = None, **defaults: Any) -> int:
+    """Parse the options of one run (the env's own options once `--env` is known) and run it.
+
+    A preset script fixes `env_id` (and `algorithm`) and may change option defaults through `defaults`.
+    The module of a `--env module:EnvId` typed here is imported (the user named it); with `--resume` and no
+    `--env`, the env is the checkpoint's, whose module is never imported for it.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if env_id is None:
+        known, _ = train_parser(None, None).parse_known_args(argv)
+        return run_cli(lambda: _train(argv, _env_of_run(known), algorithm, description, defaults, fixed_env=False))
+    return run_cli(lambda: _train(argv, env_id, algorithm, description, defaults, fixed_env=True))
+
+
+def _env_of_run(known: argparse.Namespace) -> str:
+    """`rltorch train`'s env: the one typed (its module imported), else a resumed checkpoint's, else the default."""
+    if known.env is not None:
+        import_user_module(known.env)
+        return known.env
+    if known.resume is not None:
+        saved = load_checkpoint(known.resume).get("config")
+        return env_id_from_file(saved.get("env_id") if isinstance(saved, dict) else None, str(known.resume))
+    return DEFAULT_ENV
+
+
+def _train(argv: list[str], env_id: str, algorithm: str | None, description: str | None,
+           defaults: dict[str, Any], fixed_env: bool) -> int:
+    """Build the full parser for `env_id`, check everything, then train."""
+    parser = train_parser(env_id, algorithm, description)
+    parser.set_defaults(**defaults)
+    if not fixed_env:
+        parser.add_argument("--env", default=env_id, help=argparse.SUPPRESS)
+        parser.add_argument("--env-option", type=key_value, action="append", help=argparse.SUPPRESS)
+    args = parse(parser, argv)
+    if args.run_name is not None:
+        check_run_name(args.run_name)
+    resumed = apply_resume(args, parser, argv)
+    env_id = getattr(args, "env", env_id)
+    algo = algorithm or args.algo
+    trainer = build_trainer(algo, args, env_id)
+    return run_training(trainer, args, label=env_id.rpartition(":")[2].rpartition("/")[2], resumed=resumed)
+
+
+def evaluate(args: argparse.Namespace) -> None:
+    """Print the exact figures of a checkpoint's greedy agent on the env it names."""
+    env, agent, gamma, _ = _env_and_agent(args)
+    _, report, describe = exact_hooks(env, gamma)
+    result = report(agent) if report is not None else None
+    if result is None:
+        raise RLTorchError(f"{args.checkpoint} is an agent for {env.spec.id} {env.spec.kwargs or ''}, "
+                           "which has no exact evaluation")
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    print(describe(result) if describe is not None else json.dumps(result, indent=2))
+
+
+def _env_and_agent(args: argparse.Namespace) -> tuple[Any, Any, float, dict[str, Any]]:
+    """The env a checkpoint names (or `--env`, with `--env-option`s), its agent, its discount and its config.
+
+    A module named only inside the file is never imported (`env_id_from_file`); a whole-module (pickled)
+    file opens only with `--trust` and, naming no env, needs `--env`.
+    """
+    payload = load_checkpoint(args.checkpoint, trusted=args.trust)
+    config = payload.get("config") if isinstance(payload.get("config"), dict) else {}
+    if args.env is not None:
+        import_user_module(args.env)
+        env_id = args.env
+    elif "agent" in payload:
+        raise RLTorchError(f"{args.checkpoint} is a whole-module file, which names no env: pass --env ID")
+    else:
+        env_id = env_id_from_file(config.get("env_id"), str(args.checkpoint), trusted=args.trust)
+    saved = config.get("env_kwargs", {}) if args.env is None else {}
+    kwargs = {**(saved if isinstance(saved, dict) else {}), **dict(getattr(args, "env_option", None) or [])}
+    env = make_env(env_id, kwargs)
+    agent = load(args.checkpoint, trusted=args.trust)
+    if isinstance(agent, ValueFunction):  # a whole-module file may hold the value function alone
+        agent = GreedyAgent(agent, build_keys_for(agent, env, env_id))
+    return env, agent, float(config.get("gamma", 1.0)), config
+
+
+def build_keys_for(value_fn: ValueFunction, env: Any, env_id: str) -> Any:
+    """The keys a bare value function reads: afterstates for state values, else (state, action) pairs."""
+    if isinstance(value_fn, (VTable, VNetwork)):
+        afterstate = hook(env, "afterstate")
+        if afterstate is None:
+            raise RLTorchError(f"env {env_id} has no afterstate(state, action) to key these state values by")
+        return AfterstateKeys(afterstate)
+    return StateActionKeys()
+
+
+def play(args: argparse.Namespace) -> None:
+    """Play a checkpoint's agent in the terminal, where its env offers that; the person takes the agent's other seat."""
+    if not args.checkpoint.exists() and args.checkpoint == SHIPPED_AGENT:
+        raise RLTorchError(f"no {SHIPPED_AGENT} here (it ships with the repository); train one with "
+                           "python trainers/sarsa_trainer.py --values afterstate --seat both "
+                           "--checkpoint checkpoints/play_tictactoe.pt, or pass --checkpoint")
+    env, agent, _, config = _env_and_agent(args)
+    game = hook(env, "play_in_terminal")
+    if game is None:
+        raise RLTorchError(f"{env.spec.id} has no terminal game")
+    saved = config.get("env_kwargs") if isinstance(config.get("env_kwargs"), dict) else {}
+    seat = _person_seat(args.seat, saved.get("seat"), args.checkpoint)
+    try:
+        game(agent, seat)
+    except KeyboardInterrupt:
+        print("\nbye")
+
+
+def _person_seat(chosen: str | None, trained: Any, checkpoint: Path) -> str | None:
+    """The person's seat: the one the agent did not learn when it learned one seat only (refusing that seat)."""
+    if trained not in ("X", "O"):
+        return chosen
+    other = "O" if trained == "X" else "X"
+    if chosen == trained:
+        raise RLTorchError(f"{checkpoint} learned to play {trained} only, so it cannot play {other}: take "
+                           f"--seat {other}, or train with --seat both")
+    if chosen is None:
+        print(f"the agent learned to play {trained}; you play {other}")
+    return other
+
+
+def figure(args: argparse.Namespace) -> None:
+    """Write a grid-world checkpoint's learned policy beside the exact one as PNGs (never over existing files)."""
+    from rltorch.mdp.pictures import grid_figures
+    from rltorch.run.plots import save_png
+
+    env, agent, gamma, _ = _env_and_agent(args)
+    figures = grid_figures(env, agent, gamma)
+    if not figures:
+        raise RLTorchError(f"{env.spec.id} is not a grid world with a finite model: no policy picture to draw")
+    out = args.out if args.out is not None else Path("runs") / "figures" / args.checkpoint.stem
+    paths = {tag: out / (tag.replace("/", "_") + ".png") for tag in figures}
+    taken = [str(path) for path in paths.values() if path.exists()]
+    if taken and not args.overwrite:
+        raise RLTorchError(f"{', '.join(taken)} exist: choose another --out, or pass --overwrite")
+    out.mkdir(parents=True, exist_ok=True)
+    for tag, picture in figures.items():
+        print(f"wrote {save_png(picture, paths[tag], dpi=FIGURE_DPI)}")
+
+
+def plot(args: argparse.Namespace) -> None:
+    """Plot runs' scalars side by side from their event files."""
+    from rltorch.run.plots import plot_runs
+
+    print(f"wrote {plot_runs(args.runs, args.tags, args.out, args.labels)}")
