@@ -164,8 +164,9 @@ def checkpoint_lock(path: Path, what: str = "checkpoint") -> Iterator[None]:
             break
         os.close(fd)  # the file was removed by a holder leaving after we opened it: take the new one
     try:
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
+        with contextlib.suppress(OSError):  # the pid is for messages only: a full disk must not stop the run
+            os.ftruncate(fd, 0)
+            os.write(fd, str(os.getpid()).encode())
         yield
     finally:
         with contextlib.suppress(OSError):

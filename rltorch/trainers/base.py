@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from math import isfinite
 from pathlib import Path
 from typing import Any
 
@@ -22,19 +22,12 @@ from rltorch.checkpoint_data import (
     set_env_rng_state,
 )
 from rltorch.checkpoints import check_resumable, save_checkpoint
+from rltorch.errors import BadTransition
 from rltorch.keys import StateActionKeys
 from rltorch.logger import NullLogger
 from rltorch.policies import ExponentialSchedule, Schedule, greedy
-from rltorch.trainers.stats import EpisodeStats, Outcomes
+from rltorch.trainers.stats import Block, EpisodeStats, Outcomes, play_greedy
 from rltorch.values.base import ValueFunction
-
-
-@dataclass
-class _Block:
-    """Running sums over one logging block of episodes."""
-
-    stats: EpisodeStats
-    td_errors: list[float] = field(default_factory=list)
 
 
 class Trainer:
@@ -76,8 +69,8 @@ class Trainer:
         self.env_id: str | None = None  # the id the env was made from, when it differs from its spec's (module:Id)
         self.stop_requested = False  # set (e.g. by a signal handler) to stop at the next episode boundary
         self.legal_actions = _legal_actions_of(env)
-        self._block = self._new_block()
-        self._td_errors = self._block.td_errors
+        self._set_block(Block.empty(self.is_game))
+        self._episode_start = 0  # steps_done when the current episode began
         env.reset(seed=seed)
         self.eval_env.reset(seed=seed + 1)
 
@@ -87,9 +80,25 @@ class Trainer:
         raise NotImplementedError
 
     def step(self, action: int) -> tuple[Any, float, bool, bool, dict]:
-        """Take `action` in the training env (and count the step)."""
+        """Take `action` in the training env (and count the step); every transition a trainer learns from passes here.
+
+        A reward that is not a finite number raises `BadTransition` before anything learns from it.
+        """
         self.steps_done += 1
-        return self.env.step(action)
+        result = self.env.step(action)
+        try:
+            finite = isfinite(result[1])
+        except TypeError:
+            finite = False
+        if not finite:
+            raise BadTransition(self.env_name(), self.episodes_done + 1, self.steps_done - self._episode_start,
+                                result[1])
+        return result
+
+    def env_name(self) -> str:
+        """The training env's id (its class name when it has none), as messages name it."""
+        spec = self.env.spec
+        return self.env_id or (spec.id if spec is not None else type(self.env.unwrapped).__name__)
 
     def choose(self, state: Hashable, epsilon: float) -> tuple[int, Hashable]:
         """Pick an action epsilon-greedily; return it and its key.
@@ -134,25 +143,46 @@ class Trainer:
         progress: bool = True,
         callback: Callable[[Trainer], bool | None] | None = None,
     ) -> Trainer:
-        """Run `episodes` more episodes; a `callback` returning False after a block stops early."""
-        if episodes < 0 or log_every < 1:
-            raise ValueError("episodes must be >= 0 and log_every >= 1")
+        """Run `episodes` more episodes, logging and evaluating on a schedule counted from episode 0.
+
+        The means of a block are logged at every multiple of `log_every` (and at the last episode asked for),
+        an evaluation runs at every multiple of `eval_every` (0: never), and `callback` is called after each
+        logged block (returning False stops). A stop request (`stop_requested`, set by a signal handler) ends
+        training at the next episode boundary without logging the unfinished block: its sums stay in the
+        trainer and its checkpoint, so a resumed run logs what a straight run logs, at the same episodes.
+        """
+        if episodes < 0 or log_every < 1 or eval_every < 0:
+            raise ValueError("episodes must be >= 0, log_every >= 1 and eval_every >= 0")
         end = self.episodes_done + episodes
         with tqdm(total=episodes, unit="ep", disable=not progress, dynamic_ncols=True) as bar:
             while self.episodes_done < end:
-                start, block_end = self.episodes_done, min(end, self.episodes_done + log_every)
-                self._run_block(block_end)
+                start = self.episodes_done
+                next_eval = _next_multiple(start, eval_every) if eval_every else end
+                boundary = min(end, _next_multiple(start, log_every), next_eval)
+                self._run_block(boundary)
                 bar.update(self.episodes_done - start)
-                self._log_block(bar)
-                if eval_every and self.episodes_done % eval_every == 0:
-                    self.log_evaluation(eval_games)
-                if self.stop_requested or (callback is not None and callback(self) is False):
+                if self.episodes_done < boundary:
+                    break  # stopped inside a block
+                go_on = self._boundary(end, log_every, eval_every, eval_games, bar, callback)
+                if not go_on or self.stop_requested:
                     break
         return self
 
-    def _new_block(self) -> _Block:
-        """Empty sums for the next logging block."""
-        return _Block(EpisodeStats(outcomes=Outcomes() if self.is_game else None))
+    def _boundary(self, end: int, log_every: int, eval_every: int, eval_games: int, bar: tqdm,
+                  callback: Callable[[Trainer], bool | None] | None) -> bool:
+        """Log the block and evaluate where the schedule says; whether the callback lets training go on."""
+        done = self.episodes_done
+        logged = done % log_every == 0 or done == end
+        if logged:
+            self._log_block(bar)
+        if eval_every and done % eval_every == 0:
+            self.log_evaluation(eval_games)
+        return not (logged and callback is not None and callback(self) is False)
+
+    def _set_block(self, block: Block) -> None:
+        """Make `block` the one the next episodes and updates add to."""
+        self._block = block
+        self._td_errors = block.td_errors
 
     def _run_block(self, block_end: int) -> None:
         """Run episodes up to `block_end`, adding to the block sums."""
@@ -160,31 +190,24 @@ class Trainer:
         for episode in range(self.episodes_done, block_end):
             if self.stop_requested:
                 return
-            steps = self.steps_done
+            steps = self._episode_start = self.steps_done
             stats.add(run_episode(schedule(episode)), self.steps_done - steps)
             self.episodes_done = episode + 1
 
     def _log_block(self, bar: tqdm) -> None:
         """Write the block's means to the logger and the progress bar, then start a new block."""
         block, step = self._block, self.episodes_done
-        epsilon = self.schedule(step)
-        scalars = {
-            "train/return": block.stats.mean_return,
-            "train/length": block.stats.mean_length,
-            "train/td_error": sum(map(abs, block.td_errors)) / max(len(block.td_errors), 1),
-        }
-        postfix = {"return": f"{block.stats.mean_return:.2f}"}
+        scalars = block.scalars()
+        postfix = {"return": f"{scalars['train/return']:.2f}"}
         if self.uses_epsilon():
-            scalars["train/epsilon"] = epsilon
+            scalars["train/epsilon"] = epsilon = self.schedule(step)
             postfix["eps"] = f"{epsilon:.3f}"
-        if block.stats.outcomes is not None:
-            scalars["train/win_rate"] = block.stats.outcomes.rates()["win_rate"]
+        if "train/win_rate" in scalars:
             postfix["win"] = f"{scalars['train/win_rate']:.2f}"
         scalars.update(self.value_fn.diagnostics())
         self.logger.scalars(scalars, step)
         bar.set_postfix(postfix, refresh=False)
-        self._block = self._new_block()
-        self._td_errors = self._block.td_errors
+        self._set_block(Block.empty(self.is_game))
 
     # --- evaluation and saving ------------------------------------------------------------
     def agent(self) -> GreedyAgent:
@@ -196,23 +219,8 @@ class Trainer:
 
         A greedy policy can loop forever on an env without a time limit: an episode is cut after `max_steps`.
         """
-        agent, env = self.agent(), self.eval_env
-        legal_actions = _legal_actions_of(env)
-        greedy_action: dict[Hashable, int] = {}  # the values are frozen during a test
         stats = EpisodeStats(outcomes=Outcomes() if self.is_game else None)
-        for _ in range(episodes):
-            state, _ = env.reset()
-            total, steps, done = 0.0, 0, False
-            while not done:
-                action = greedy_action.get(state)
-                if action is None:
-                    action = greedy_action[state] = agent.act(state, legal_actions())
-                state, reward, terminated, truncated, _ = env.step(action)
-                total += reward
-                steps += 1
-                done = terminated or truncated or steps >= max_steps
-            stats.add(total, steps)
-        return stats
+        return play_greedy(self.agent(), self.eval_env, _legal_actions_of(self.eval_env), episodes, stats, max_steps)
 
     def log_evaluation(self, episodes: int) -> dict[str, float]:
         """Log the mean return (and outcome rates) of `episodes` greedy episodes, and the exact figures."""
@@ -242,9 +250,10 @@ class Trainer:
     def checkpoint(self) -> dict[str, Any]:
         """Everything needed to play or resume, as data that `torch.load(..., weights_only=True)` reads.
 
-        The config; the value function's `config()`, `state_dict()` and `training_state()` (an optimizer's);
-        episodes and steps done; the schedule; the trainer's generator and the training and evaluation envs'
-        random states. `rltorch.load` rebuilds the agent from it, `restore` puts it back into a trainer.
+        The config; the value function's `config()`, `state_dict()` and `training_state()` (an optimizer's, a
+        network's logging sums); episodes and steps done; the sums of the unfinished logging block; the schedule;
+        the trainer's generator and the training and evaluation envs' random states. `rltorch.load` rebuilds the
+        agent from it, `restore` puts it back into a trainer.
         A network's tensors share storage with it, as `state_dict()`'s do: save or copy before training on.
         """
         return {
@@ -254,6 +263,7 @@ class Trainer:
             "value_fn_training_state": self.value_fn.training_state(),
             "episodes": self.episodes_done,
             "steps": self.steps_done,
+            "block": self._block.to_data(),
             "schedule": schedule_to_data(self.schedule),
             "rng_state": self.rng.getstate(),
             "env_rng": env_rng_state(self.env),
@@ -269,6 +279,7 @@ class Trainer:
         self.value_fn.load_state_dict(checkpoint["value_fn_state"])
         self.value_fn.load_training_state(checkpoint.get("value_fn_training_state", {}))
         self.episodes_done, self.steps_done = int(checkpoint["episodes"]), int(checkpoint.get("steps", 0))
+        self._set_block(Block.from_data(checkpoint.get("block"), self.is_game))
         self.schedule = schedule_from_data(checkpoint["schedule"], default=self.schedule)
         self.rng.setstate(random_state(checkpoint["rng_state"]))
         set_env_rng_state(self.env, checkpoint["env_rng"])
@@ -278,6 +289,11 @@ class Trainer:
     def save(self, path: str | Path) -> Path:
         """Save the checkpoint atomically with `torch.save` (data only: it loads with `weights_only=True`)."""
         return save_checkpoint(path, self.checkpoint())
+
+
+def _next_multiple(episode: int, every: int) -> int:
+    """The first multiple of `every` after `episode`."""
+    return (episode // every + 1) * every
 
 
 def _legal_actions_of(env: gym.Env) -> Callable[[], list[int]]:

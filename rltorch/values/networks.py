@@ -111,13 +111,23 @@ class Network(ValueFunction):
         return cls(**settings)
 
     def training_state(self) -> dict[str, Any]:
-        """The optimizer's state (Adam's moments and step counts), so training resumes exactly."""
-        return {"optimizer": self.optimizer.state_dict()}
+        """The optimizer's state and the logging sums, so training and its logging resume exactly.
+
+        Adam's moments and step counts; the recent keys the value histogram reads; the losses and gradient
+        norms since the last `diagnostics()`.
+        """
+        return {"optimizer": self.optimizer.state_dict(), "recent_keys": list(self.recent_keys),
+                "losses": list(self._losses), "grad_norms": list(self._grad_norms)}
 
     def load_training_state(self, state: dict[str, Any]) -> None:
-        """Put the optimizer's state back (a copy, never shared with where it came from)."""
+        """Put back what `training_state()` returned (the optimizer's state as a copy, never shared)."""
         if "optimizer" in state:
             self.optimizer.load_state_dict(copy.deepcopy(state["optimizer"]))
+        if "recent_keys" in state:
+            self.recent_keys.clear()
+            self.recent_keys.extend(state["recent_keys"])
+        self._losses[:] = [float(loss) for loss in state.get("losses", ())]
+        self._grad_norms[:] = [float(norm) for norm in state.get("grad_norms", ())]
 
 
 class VNetwork(Network):
