@@ -1,6 +1,7 @@
 """Trust: every bad option refused up front in one line, signals that save, exact resume, runs that never collide."""
 
 import argparse
+import math
 import os
 import signal
 import subprocess
@@ -137,6 +138,23 @@ def user_modules(tmp_path_factory, monkeypatch):
     yield folder
     for name in ("broken_mod", "syntax_mod"):
         sys.modules.pop(name, None)
+
+
+@pytest.mark.parametrize("env_id, message", [
+    ("odd_envs:LaterList-v0", "returned an unhashable observation (list) at step 1 of episode 1"),
+    ("odd_envs:NanReward-v0", "returned the reward nan at step 3 of episode 1; rewards must be finite numbers"),
+])
+def test_an_env_that_breaks_its_contract_mid_run_stops_in_one_line_with_the_run_saved(env_id, message, tmp_path,
+                                                                                       monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    status = cli_main(["train", "--env", env_id, "--algo", "qlearning", "--episodes", "20", "--no-progress",
+                       "--run-name", "bad"])
+    err = capsys.readouterr().err
+    assert status == 1 and err.count("\n") == 1 and message in err
+    assert "what was learned before it is saved to checkpoints/bad.pt" in err
+    saved = torch.load(tmp_path / "checkpoints" / "bad.pt", weights_only=True)
+    table = saved["value_fn_state"]["_extra_state"]["table"]
+    assert saved["episodes"] == 0 and not any(map(math.isnan, table.values()))
 
 
 def test_default_run_names_never_collide_even_when_started_together(tmp_path):

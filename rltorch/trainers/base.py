@@ -82,7 +82,8 @@ class Trainer:
     def step(self, action: int) -> tuple[Any, float, bool, bool, dict]:
         """Take `action` in the training env (and count the step); every transition a trainer learns from passes here.
 
-        A reward that is not a finite number raises `BadTransition` before anything learns from it.
+        A reward that is not a finite number, or an observation that cannot be a key (unhashable), raises
+        `BadTransition` before anything learns from it.
         """
         self.steps_done += 1
         result = self.env.step(action)
@@ -91,9 +92,18 @@ class Trainer:
         except TypeError:
             finite = False
         if not finite:
-            raise BadTransition(self.env_name(), self.episodes_done + 1, self.steps_done - self._episode_start,
-                                result[1])
+            raise self._bad_transition(result[1])
+        try:
+            hash(result[0])
+        except TypeError:
+            raise self._bad_transition(result[1], f"returned an unhashable observation ({type(result[0]).__name__})",
+                                       "tabular keys need hashable observations") from None
         return result
+
+    def _bad_transition(self, reward: Any, *problem: str) -> BadTransition:
+        """The error for the step just taken (see `BadTransition`): the problem and the rule it breaks."""
+        return BadTransition(self.env_name(), self.episodes_done + 1, self.steps_done - self._episode_start, reward,
+                             *problem)
 
     def env_name(self) -> str:
         """The training env's id (its class name when it has none), as messages name it."""
@@ -107,6 +117,8 @@ class Trainer:
         the values only when it exploits.
         """
         legal, rng = self.legal_actions(), self.rng
+        if not legal:
+            raise self._bad_transition(None, "offers no legal action", "a state that goes on needs an action")
         if rng.random() < epsilon:
             action = legal[rng.randrange(len(legal))]
             return action, self.keys(state, (action,))[0]
