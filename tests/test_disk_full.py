@@ -52,3 +52,14 @@ def test_a_full_checkpoint_disk_keeps_the_last_good_checkpoint_and_says_so(small
     assert f"cannot save {checkpoint}: the disk is full; the last good checkpoint {checkpoint} is intact" in err
     assert checkpoint.read_bytes() == before and torch.load(checkpoint, weights_only=True)["episodes"] == 50
     assert sorted(p.name for p in small_disk.iterdir()) == ["filler", "run.pt"]  # no temporary file left
+
+
+def test_a_full_tensorboard_disk_stops_the_logging_not_the_run(small_disk, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    status = main(["train", "--env", "FrozenLake-v1", "--algo", "qlearning", "--episodes", "3000", "--log-every", "1",
+                   "--eval-every", "0", "--test-games", "5", "--no-progress", "--log-dir", str(small_disk),
+                   "--run-name", "r"])
+    captured = capsys.readouterr()
+    assert status == 0 and "Traceback" not in captured.err and "Exception in thread" not in captured.err
+    assert captured.err.count("warning: TensorBoard cannot write to") == 1 and "No space left" in captured.err
+    assert torch.load(tmp_path / "checkpoints" / "r.pt", weights_only=True)["episodes"] == 3000
