@@ -26,7 +26,7 @@ import torch
 from rltorch.engines import BatchedEngine, numba_control
 from rltorch.mdp import from_gymnasium
 from rltorch.policies import ConstantSchedule
-from rltorch.run.options import make_parser, non_negative_int, positive_int, writable_file
+from rltorch.run.options import at_most, make_parser, non_negative_int, positive_int, writable_file
 from rltorch.trainers import SARSATrainer
 from rltorch.values import QTable
 
@@ -34,6 +34,7 @@ ALPHA, EPSILON, GAMMA = 0.5, 0.1, 1.0
 TARGET = 50.0  # the batched engine's steps per CPU second over the per-step trainer's, at least
 ROWS, COLUMNS, START, GOAL = 4, 12, 36, 47
 MOVES = ((-1, 0), (0, 1), (1, 0), (0, -1))  # up, right, down, left: CliffWalking's action order
+MAX_ROUNDS = 1000  # rounds of a measurement, at most
 
 
 def cliff_step(state: int, action: int) -> tuple[int, float, bool]:
@@ -123,18 +124,24 @@ def measure(args: argparse.Namespace) -> dict[str, dict[str, float]]:
     return results
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options."""
+    parser = make_parser(__doc__)
+    parser.add_argument("--runs", type=at_most(positive_int, 10**6), default=3000, help="runs in the batch")
+    parser.add_argument("--episodes", type=at_most(positive_int, 10**6), default=100, help="episodes per run")
+    parser.add_argument("--sequential-runs", type=at_most(positive_int, 10**4), default=10,
+                        help="runs of the per-step trainer and of the plain loop")
+    parser.add_argument("--rounds", type=at_most(positive_int, MAX_ROUNDS), default=2,
+                        help="rounds of each; the best counts")
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"), help="the torch backend's device")
+    parser.add_argument("--seed", type=at_most(non_negative_int, 2**32 - 1), default=0, help="seed of every contender")
+    parser.add_argument("--json", type=writable_file, help="write the figures to this file")
+    return parser
+
+
 def main(argv: list[str] | None = None) -> dict:
     """Parse the options, measure, print the ratios (and write the JSON)."""
-    parser = make_parser(__doc__)
-    parser.add_argument("--runs", type=positive_int, default=3000, help="runs in the batch")
-    parser.add_argument("--episodes", type=positive_int, default=100, help="episodes per run")
-    parser.add_argument("--sequential-runs", type=positive_int, default=10,
-                        help="runs of the per-step trainer and of the plain loop")
-    parser.add_argument("--rounds", type=positive_int, default=2, help="rounds of each; the best counts")
-    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"), help="the torch backend's device")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of every contender")
-    parser.add_argument("--json", type=writable_file, help="write the figures to this file")
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     torch.set_num_threads(1)
     print(f"SARSA on CliffWalking-v1, alpha={ALPHA} epsilon={EPSILON} gamma={GAMMA}: {args.runs:,} batched runs, "
           f"{args.sequential_runs} sequential runs, {args.episodes} episodes each; best of {args.rounds} rounds")

@@ -11,6 +11,7 @@ Usage: python bench/blackjack_speed.py [--episodes 500000] [--rounds 3] [--json 
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import tempfile
@@ -24,12 +25,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trainers" / "chapt
 import plain_blackjack  # noqa: E402
 
 from rltorch.logger import TensorBoardLogger  # noqa: E402
-from rltorch.run.options import make_parser, positive_int, writable_file  # noqa: E402
+from rltorch.run.options import at_most, make_parser, positive_int, writable_file  # noqa: E402
 
 from chapter5_methods import make_trainer  # noqa: E402
 
 WORKLOADS = {"prediction": ("prediction", plain_blackjack.book_prediction, plain_blackjack.lean_prediction),
              "es": ("es", plain_blackjack.book_es, plain_blackjack.lean_es)}
+MAX_ROUNDS = 1000  # rounds of a measurement, at most
 
 
 def episodes_per_second(run: Callable[[], object], episodes: int) -> float:
@@ -66,13 +68,19 @@ def measure(episodes: int, rounds: int) -> dict[str, dict[str, float]]:
     return best
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options."""
+    parser = make_parser(__doc__)
+    parser.add_argument("--episodes", type=at_most(positive_int, 10**9), default=500_000, help="episodes per run")
+    parser.add_argument("--rounds", type=at_most(positive_int, MAX_ROUNDS), default=3,
+                        help="alternating rounds of each")
+    parser.add_argument("--json", type=writable_file, help="write the figures to this file")
+    return parser
+
+
 def main(argv: list[str] | None = None) -> dict:
     """Run the rounds and print the comparison."""
-    parser = make_parser(__doc__)
-    parser.add_argument("--episodes", type=positive_int, default=500_000, help="episodes per run")
-    parser.add_argument("--rounds", type=positive_int, default=3, help="alternating rounds of each")
-    parser.add_argument("--json", type=writable_file, help="write the figures to this file")
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     best = measure(args.episodes, args.rounds)
     result = {"episodes": args.episodes, "rounds": args.rounds, "best_episodes_per_second": best}
     result["target_met"] = all(speeds["rltorch"] >= speeds["book"] for speeds in best.values())

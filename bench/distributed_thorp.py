@@ -16,6 +16,7 @@ Usage: python bench/distributed_thorp.py [--episodes 1e7] [--batch 131072] [--ro
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 import socket
@@ -32,7 +33,7 @@ import torch.multiprocessing as mp
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trainers" / "thorp"))
 
 from rltorch import parallel  # noqa: E402
-from rltorch.run.options import make_parser, positive_int, writable_file  # noqa: E402
+from rltorch.run.options import at_most, make_parser, positive_int, writable_file  # noqa: E402
 from rltorch.run.output import print_json  # noqa: E402
 
 import thorp_distributed  # noqa: E402
@@ -41,6 +42,7 @@ from thorp_learning import make_engine  # noqa: E402
 
 HANDS = 10**11
 TARGET_WORLDS = (8, 64)
+MAX_ROUNDS = 1000  # rounds of a measurement, at most
 
 
 def free_port() -> int:
@@ -182,15 +184,24 @@ def measure(episodes: int, batch: int, rounds: int, repeats: int) -> dict[str, A
     }
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options."""
+    parser = make_parser(__doc__)
+    parser.add_argument("--episodes", type=at_most(positive_int, 10**12), default=10_000_000,
+                        help="episodes timed in each run")
+    parser.add_argument("--batch", type=at_most(positive_int, 1 << 24), default=1 << 17,
+                        help="episodes per batch, over all ranks")
+    parser.add_argument("--rounds", type=at_most(positive_int, MAX_ROUNDS), default=3,
+                        help="rounds of (1 rank, 2 ranks); best counts")
+    parser.add_argument("--reduce-repeats", type=at_most(positive_int, 10**6), default=500,
+                        help="all-reduces timed alone")
+    parser.add_argument("--json", type=writable_file, help="also write the results to this JSON file")
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the options, measure, print (and save) the JSON."""
-    parser = make_parser(__doc__)
-    parser.add_argument("--episodes", type=positive_int, default=10_000_000, help="episodes timed in each run")
-    parser.add_argument("--batch", type=positive_int, default=1 << 17, help="episodes per batch, over all ranks")
-    parser.add_argument("--rounds", type=positive_int, default=3, help="rounds of (1 rank, 2 ranks); best counts")
-    parser.add_argument("--reduce-repeats", type=positive_int, default=500, help="all-reduces timed alone")
-    parser.add_argument("--json", type=writable_file, help="also write the results to this JSON file")
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     print_json(measure(args.episodes, args.batch, args.rounds, args.reduce_repeats), args.json)
     return 0
 

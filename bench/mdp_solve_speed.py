@@ -10,6 +10,7 @@ Usage: python bench/mdp_solve_speed.py [--envs Taxi-v4 FrozenLake8x8-v1] [--roun
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
 from collections.abc import Callable
@@ -17,9 +18,10 @@ from collections.abc import Callable
 import gymnasium as gym
 
 from rltorch.mdp import FiniteModel, from_gymnasium, value_iteration
-from rltorch.run.options import make_parser, positive_float, positive_int, unit_float, writable_file
+from rltorch.run.options import at_most, make_parser, positive_float, positive_int, unit_float, writable_file
 
 DEFAULT_ENVS = ["Taxi-v4", "FrozenLake8x8-v1"]
+MAX_ROUNDS = 1000  # rounds of a measurement, at most
 
 
 def best_seconds(run: Callable[[], object], rounds: int) -> float:
@@ -68,15 +70,21 @@ def print_table(rows: list[dict]) -> None:
               f"{row['plain_seconds']:>9.4f} {row['optimum']:>10.6f} {row['horizon'] or '-':>8} {within:>10}")
 
 
-def main(argv: list[str] | None = None) -> dict:
-    """Parse the options, time each env, print the table and optionally write JSON."""
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options."""
     parser = make_parser(__doc__)
     parser.add_argument("--envs", nargs="+", default=DEFAULT_ENVS, help="Gymnasium toy-text env ids")
     parser.add_argument("--gamma", type=unit_float, default=1.0, help="discount (default 1)")
-    parser.add_argument("--tol", type=positive_float, default=1e-10, help="value iteration tolerance")
-    parser.add_argument("--rounds", type=positive_int, default=3, help="timed runs of each solve; the best counts")
+    parser.add_argument("--tol", type=at_most(positive_float, 1.0), default=1e-10, help="value iteration tolerance")
+    parser.add_argument("--rounds", type=at_most(positive_int, MAX_ROUNDS), default=3,
+                        help="timed runs of each solve; the best counts")
     parser.add_argument("--json", type=writable_file, help="write the figures to this file")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Parse the options, time each env, print the table and optionally write JSON."""
+    args = build_parser().parse_args(argv)
     rows = [measure(env_id, args.gamma, args.tol, args.rounds) for env_id in args.envs]
     print_table(rows)
     result = {"gamma": args.gamma, "tol": args.tol, "rounds": args.rounds, "envs": rows}

@@ -6,6 +6,7 @@ Usage: python bench/network_speed.py [--seconds 3] [--json PATH]
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import time
@@ -14,7 +15,7 @@ import torch
 
 from rltorch.envs.tictactoe.encoder import BoardEncoder
 from rltorch.envs.tictactoe.solver import reachable_positions
-from rltorch.run.options import make_parser, positive_float, positive_int, writable_file
+from rltorch.run.options import at_most, make_parser, positive_float, positive_int, writable_file
 from rltorch.values.networks import VNetwork
 
 
@@ -42,12 +43,18 @@ def measure(device: str, seconds: float) -> dict[str, float]:
     }
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options."""
+    parser = make_parser(__doc__)
+    parser.add_argument("--seconds", type=at_most(positive_float, 3600.0), default=3.0, help="seconds per measurement")
+    parser.add_argument("--threads", type=at_most(positive_int, 256), default=1, help="torch CPU threads")
+    parser.add_argument("--json", type=writable_file, help="write the figures here")
+    return parser
+
+
 def main(argv: list[str] | None = None) -> dict:
     """Measure on each available device and print the figures."""
-    parser = make_parser(__doc__)
-    parser.add_argument("--seconds", type=positive_float, default=3.0, help="seconds per measurement")
-    parser.add_argument("--threads", type=positive_int, default=1, help="torch CPU threads")
-    parser.add_argument("--json", type=writable_file, help="write the figures here")
+    parser = build_parser()
     args = parser.parse_args(argv)
     if not args.seconds > 0:
         parser.error(f"--seconds must be positive, got {args.seconds}")

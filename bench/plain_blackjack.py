@@ -14,6 +14,7 @@ Prediction updates every state of the trajectory (the book's first-visit algorit
 from __future__ import annotations
 
 import random
+import sys
 
 import numpy as np
 
@@ -203,3 +204,9 @@ def lean_es(episodes: int, seed: int = 0) -> tuple[list[float], list[int]]:
             sums[index] += reward
             counts[index] += 1
     return sums, counts
+
+
+if __name__ == "__main__":
+    print("plain_blackjack.py is a module of blackjack_speed.py"
+          "; run python bench/blackjack_speed.py --help", file=sys.stderr)
+    sys.exit(2)

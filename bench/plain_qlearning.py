@@ -10,6 +10,7 @@ seed both play the same episodes (see `toytext_speed.py`, which checks the step 
 from __future__ import annotations
 
 import random
+import sys
 from collections import defaultdict
 
 import gymnasium as gym
@@ -44,3 +45,9 @@ def train(env_id: str, episodes: int, seed: int = 0, alpha: float = 0.1, gamma: 
             state = next_state
     env.close()
     return q, steps
+
+
+if __name__ == "__main__":
+    print("plain_qlearning.py is a module of toytext_speed.py"
+          "; run python bench/toytext_speed.py --help", file=sys.stderr)
+    sys.exit(2)

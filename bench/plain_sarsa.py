@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
 LINES_THROUGH = tuple(tuple(line for line in LINES if cell in line) for cell in range(9))
@@ -62,3 +63,9 @@ def train(episodes: int, seed: int = 0, gamma: float = 0.9, alpha: float = 0.1) 
             q[key] = old + alpha * (gamma * q.get((state, next_action), 0.0) - old)
             action = next_action
     return q
+
+
+if __name__ == "__main__":
+    print("plain_sarsa.py is a module of tictactoe_speed.py"
+          "; run python bench/tictactoe_speed.py --help", file=sys.stderr)
+    sys.exit(2)

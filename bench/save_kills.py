@@ -24,6 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rltorch.run.options import at_most, make_parser, non_negative_int, positive_int, unit_float, writable_file
+
 EPISODES_PER_SAVE = 5
 REPLY_TIMEOUT = 20.0
 
@@ -193,21 +195,24 @@ def _kill_loop(process: subprocess.Popen, path: Path, kills: int, rng: random.Ra
     return result
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options (each number checked and bounded as it is parsed)."""
+    parser = make_parser(__doc__)
+    parser.add_argument("--kills", type=at_most(positive_int, 100_000), default=200, help="savers to kill")
+    parser.add_argument("--seed", type=at_most(non_negative_int, 2**32 - 1), default=0,
+                        help="seed of the random kill delays")
+    parser.add_argument("--max-delay", type=unit_float, default=0.05, help="longest delay before a kill, s (0 to 1)")
+    parser.add_argument("--json", type=writable_file, help="write the figures to this file")
+    parser.add_argument("--zygote", type=Path, help=argparse.SUPPRESS)
+    return parser
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Parse the options, run the kills, print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__, allow_abbrev=False,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--kills", type=int, default=200, help="savers to kill (default 200)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random kill delays (default 0)")
-    parser.add_argument("--max-delay", type=float, default=0.05, help="longest delay before a kill, s (default 0.05)")
-    parser.add_argument("--json", type=Path, help="write the figures to this file")
-    parser.add_argument("--zygote", type=Path, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     if args.zygote is not None:
         zygote(args.zygote)
         return {}
-    if args.kills < 1 or args.max_delay < 0:
-        parser.error("--kills must be >= 1 and --max-delay >= 0")
     result = run_kills(args.kills, args.seed, max_delay=args.max_delay)
     print(f"kills survived: {result['survived']} / {result['kills']} ({result['mid_save_kills']} mid-save, "
           f"{result['saves_reported']} savers saved; temp files found after a save: {result['orphans_after_save']}; "

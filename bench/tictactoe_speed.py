@@ -8,6 +8,7 @@ Usage: python bench/tictactoe_speed.py [--episodes 100000] [--rounds 3] [--json 
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import sys
@@ -22,7 +23,9 @@ import plain_sarsa  # noqa: E402
 from rltorch import QTable, SARSATrainer  # noqa: E402
 from rltorch.envs import TicTacToeEnv  # noqa: E402
 from rltorch.logger import TensorBoardLogger  # noqa: E402
-from rltorch.run.options import make_parser, positive_int, writable_file  # noqa: E402
+from rltorch.run.options import at_most, make_parser, positive_int, writable_file  # noqa: E402
+
+MAX_ROUNDS = 1000  # rounds of a measurement, at most
 
 
 def time_baseline(episodes: int, seed: int) -> float:
@@ -43,13 +46,19 @@ def time_trainer(episodes: int, seed: int, log_dir: str) -> float:
     return episodes / seconds
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options."""
+    parser = make_parser(__doc__)
+    parser.add_argument("--episodes", type=at_most(positive_int, 10**8), default=100_000, help="episodes per run")
+    parser.add_argument("--rounds", type=at_most(positive_int, MAX_ROUNDS), default=3,
+                        help="alternating rounds of each")
+    parser.add_argument("--json", type=writable_file, help="write the figures to this file")
+    return parser
+
+
 def main(argv: list[str] | None = None) -> dict:
     """Run the rounds and print the comparison."""
-    parser = make_parser(__doc__)
-    parser.add_argument("--episodes", type=positive_int, default=100_000, help="episodes per run")
-    parser.add_argument("--rounds", type=positive_int, default=3, help="alternating rounds of each")
-    parser.add_argument("--json", type=writable_file, help="write the figures to this file")
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     baseline, framework = [], []
     with tempfile.TemporaryDirectory() as log_root:
         for round_index in range(args.rounds):

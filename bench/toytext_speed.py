@@ -13,6 +13,7 @@ Usage: python bench/toytext_speed.py [--episodes 20000] [--rounds 3] [--json PAT
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import sys
@@ -29,10 +30,11 @@ import plain_qlearning  # noqa: E402
 from rltorch import QLearningTrainer, QTable  # noqa: E402
 from rltorch.logger import TensorBoardLogger  # noqa: E402
 from rltorch.policies import ConstantSchedule  # noqa: E402
-from rltorch.run.options import make_parser, positive_int, step_size, unit_float, writable_file  # noqa: E402
+from rltorch.run.options import at_most, make_parser, positive_int, step_size, unit_float, writable_file  # noqa: E402
 
 ENV_IDS = ("FrozenLake-v1", "CliffWalking-v1")
 TARGET_RATIO = 1 / 1.3  # rltorch's steps/s over the plain loop's, at least
+MAX_ROUNDS = 1000  # rounds of a measurement, at most
 
 
 @dataclass(frozen=True)
@@ -106,17 +108,23 @@ def print_table(results: dict[str, dict]) -> None:
               f"{'met' if row['target_met'] else 'MISSED':<17}  {'yes' if row['same_episodes'] else 'NO'}")
 
 
-def main(argv: list[str] | None = None) -> dict:
-    """Parse the options, run the rounds, print the table (and write the JSON)."""
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options."""
     parser = make_parser(__doc__)
-    parser.add_argument("--episodes", type=positive_int, default=20_000, help="episodes per run")
-    parser.add_argument("--rounds", type=positive_int, default=3, help="alternating rounds of each")
+    parser.add_argument("--episodes", type=at_most(positive_int, 10**8), default=20_000, help="episodes per run")
+    parser.add_argument("--rounds", type=at_most(positive_int, MAX_ROUNDS), default=3,
+                        help="alternating rounds of each")
     parser.add_argument("--envs", nargs="+", default=list(ENV_IDS), metavar="ID", help="Gymnasium env ids")
     parser.add_argument("--alpha", type=step_size, default=0.1, help="step size")
     parser.add_argument("--gamma", type=unit_float, default=0.99, help="discount")
     parser.add_argument("--epsilon", type=unit_float, default=0.1, help="constant exploration rate")
     parser.add_argument("--json", type=writable_file, help="write the figures to this file")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> dict:
+    """Parse the options, run the rounds, print the table (and write the JSON)."""
+    args = build_parser().parse_args(argv)
     settings = Settings(args.alpha, args.gamma, args.epsilon)
     print(f"{args.episodes:,} episodes per run, {args.rounds} rounds, alpha={settings.alpha} "
           f"gamma={settings.gamma} epsilon={settings.epsilon}; CPU time, best round counts")

@@ -12,7 +12,7 @@ from rltorch.envs.blackjack.evaluation import StickAtLeast
 from rltorch.envs.blackjack.solver import policy_value, q_star
 
 from chapter5_figures import figure_5_1, figure_5_2
-from helpers import load_script
+from helpers import load_script, run_main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -103,6 +103,22 @@ def test_figure_script_writes_pngs_and_tensorboard_images(tmp_path):
     events = next((tmp_path / "runs" / "fig").glob("events.out.tfevents.*"))
     assert b"figures/figure_5_3" in events.read_bytes()
     assert set(json.loads((tmp_path / "fig.json").read_text())["mse"]) == {"ordinary", "weighted"}
+
+
+def test_figure_script_refuses_to_overwrite_before_any_work(tmp_path):
+    # Mutant: a second run with the same --run-name or --out rewrote the first one's PNGs without asking.
+    figures = load_script("trainers/chapter5/blackjack_figures.py")
+    (tmp_path / "runs" / "fig").mkdir(parents=True)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "figure_5_3.png").write_bytes(b"tracked")
+    common = ["--figure", "5.3", "--runs", "2", "--episodes", "20", "--no-progress", "--dpi", "20"]
+    for argv, taken in ((["--run-name", "fig"], "runs/fig"), (["--out", "docs"], "docs/figure_5_3.png")):
+        result = run_main(figures.main, *common, *argv, cwd=tmp_path)
+        assert result.returncode == 1 and result.stderr == f"error: {taken} exists: choose another --run-name or " \
+            "--out, or pass --overwrite\n"
+    assert {path.name for path in tmp_path.rglob("*")} == {"runs", "fig", "docs", "figure_5_3.png"}
+    result = run_main(figures.main, *common, "--run-name", "fig", "--out", "docs", "--overwrite", cwd=tmp_path)
+    assert result.returncode == 0 and (tmp_path / "docs" / "figure_5_3.png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_figure_5_1_and_5_2_draw_their_panels():

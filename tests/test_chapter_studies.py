@@ -46,6 +46,24 @@ def test_random_walk_runs_small_and_reports_true_values(tmp_path):
     assert numbers["td_values_after"]["0"] == [0.5] * 5
 
 
+def test_an_existing_run_folder_or_output_is_refused_before_any_work_unless_overwrite(tmp_path, capsys):
+    # Mutant: a second run with the same --run-name or --out rewrote the first one's files without asking.
+    (tmp_path / "runs" / "taken").mkdir(parents=True)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "example_6_2_random_walk.md").write_text("tracked\n")
+    common = ["--runs", "1", "--episodes", "2", "--log-dir", str(tmp_path / "runs"), "--no-progress", "--dpi", "20"]
+    for argv, taken in ((["--run-name", "taken"], tmp_path / "runs" / "taken"),
+                        (["--out", str(tmp_path / "docs")], tmp_path / "docs" / "example_6_2_random_walk.md")):
+        assert random_walk.main([*common, *argv]) == 1
+        assert capsys.readouterr().err == f"error: {taken} exists: choose another --run-name or --out, or pass " \
+            "--overwrite\n"
+    assert list((tmp_path / "runs").iterdir()) == [tmp_path / "runs" / "taken"]
+    assert (tmp_path / "docs" / "example_6_2_random_walk.md").read_text() == "tracked\n"
+    assert random_walk.main([*common, "--run-name", "taken", "--out", str(tmp_path / "docs"), "--overwrite"]) == 0
+    assert (tmp_path / "docs" / "example_6_2_random_walk.md").read_text() != "tracked\n"
+    assert random_walk.build_parser().parse_args([]).dpi == 150
+
+
 def test_random_walk_td_first_episode_moves_only_the_last_state():
     # From 0.5 everywhere, TD(0) with alpha 0.1 changes nothing until the walk ends: then the last state
     # moves a tenth of the way to 0 (left end) or 1 (right end).

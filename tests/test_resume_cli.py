@@ -8,6 +8,7 @@ in one line before any file is made. A signal after the save ends the final test
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -16,9 +17,11 @@ from pathlib import Path
 
 import pytest
 import torch
+from test_resume_exact import events, same
 
 from rltorch.checkpoints import save_checkpoint
 from rltorch.run.cli import main
+from rltorch.trainers import TRAINERS, Trainer
 
 ROOT = Path(__file__).resolve().parents[1]
 QUIET = ["--eval-every", "0", "--test-games", "10", "--no-progress"]
@@ -111,3 +114,46 @@ def test_a_burst_of_signals_during_the_final_test_ends_it_at_once_with_the_repor
     assert metrics["episodes"] == 300 and metrics["stopped_by_signal"] == signal.SIGTERM
     assert "test_episodes" not in metrics and "saved to checkpoints/t.pt" in out
     assert not (tmp_path / "checkpoints" / ".t.pt.lock").exists()
+
+
+def cli_cases() -> list:
+    """Every algorithm of `rltorch train` on tic-tac-toe, blackjack and FrozenLake (exploring starts where offered)."""
+    envs = {"rltorch/TicTacToe-v0": 0.9, "rltorch/Blackjack-v0": 1.0, "FrozenLake-v1": 0.99}
+    return [pytest.param(env_id, gamma, algorithm, id=f"{env_id.split('/')[-1]}-{algorithm}")
+            for env_id, gamma in envs.items() for algorithm in TRAINERS
+            if algorithm != "mc-es" or env_id == "rltorch/Blackjack-v0"]
+
+
+@pytest.mark.parametrize("env_id, gamma, algorithm", cli_cases())
+def test_a_run_stopped_by_a_signal_resumes_through_the_command_line_exactly(env_id, gamma, algorithm, tmp_path,
+                                                                            monkeypatch):
+    # the signal lands during episode 23: a multiple of neither --log-every 10 nor --eval-every 15
+    monkeypatch.chdir(tmp_path)
+    common = ["--env", env_id, "--algo", algorithm, "--gamma", str(gamma), "--epsilon-decay", "20", "--seed", "5",
+              "--log-every", "10", "--eval-every", "15", "--eval-games", "5", "--test-games", "5", "--no-progress"]
+    assert main(["train", *common, "--episodes", "50", "--run-name", "whole"]) == 0
+    train = Trainer.train
+
+    def signalled(trainer, episodes, **options):
+        run_episode = trainer.run_episode
+
+        def episode(epsilon):
+            if trainer.episodes_done == 22:
+                os.kill(os.getpid(), signal.SIGTERM)  # the run's own handler takes it, as from outside
+            return run_episode(epsilon)
+
+        trainer.run_episode = episode
+        return train(trainer, episodes, **options)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Trainer, "train", signalled)
+        assert main(["train", *common, "--episodes", "50", "--run-name", "cut"]) == 143
+    assert torch.load(tmp_path / "checkpoints" / "cut.pt", weights_only=True)["episodes"] == 23
+    assert main(["train", "--resume", "checkpoints/cut.pt", "--episodes", "50", "--no-progress", "--log-every", "10",
+                 "--eval-every", "15", "--eval-games", "5", "--test-games", "5"]) == 0
+    whole, cut = (torch.load(tmp_path / "checkpoints" / f"{name}.pt", weights_only=True) for name in ("whole", "cut"))
+    for key in whole:
+        if key != "run":
+            assert same(cut[key], whole[key]), key
+    want, have = events(tmp_path / "runs" / "whole"), events(tmp_path / "runs" / "cut")
+    assert have == want and [step for step, _ in want["eval/mean_return"]] == [15, 30, 45]

@@ -168,3 +168,24 @@ def test_unwritable_log_dir_and_a_foreign_checkpoint_are_clear_errors(tmp_path):
     assert blackjack.returncode == 0, blackjack.stderr
     evaluate = run_main(cli.main, "evaluate", tmp_path / "bj.pt", cwd=tmp_path)
     assert evaluate.returncode == 0 and "exact expected return" in evaluate.stdout
+
+
+def test_compare_tables_refuses_a_zero_step_size_in_one_line(tmp_path):
+    # Mutant: --alpha 0 (a unit_float) passed the parser and ended in a traceback.
+    compare = load_script("trainers/compare_tables/compare_tables.py")
+    result = run_main(compare.main, "--alpha", "0", "--episodes", 10, cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "must be in (0, 1]" in result.stderr
+
+
+def test_sb3_comparison_writes_a_new_folder_and_refuses_to_overwrite_before_any_work(tmp_path):
+    # Mutant: the fixed default folder runs/sb3_comparison was rewritten by every run without asking.
+    comparison = load_script("trainers/ecosystem/sb3_comparison.py")
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "sb3_comparison.md").write_text("earlier\n")
+    result = run_main(comparison.main, "--out", "taken", "--ppo-steps", 64, "--ppo-n-steps", 64, cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr == "error: taken/sb3_comparison.md exists: choose another --out, or pass --overwrite\n"
+    assert [path.name for path in tmp_path.rglob("*")] == ["taken", "sb3_comparison.md"]
+    args = comparison.build_parser().parse_args(["--seed", "3"])
+    comparison.choose_out(args)
+    assert args.out.parent == Path("runs") and args.out.name.startswith("TicTacToe-v0__sb3_comparison__3__")

@@ -1,6 +1,8 @@
+import argparse
 import importlib.util
 import json
 import math
+import pickle
 from collections import defaultdict
 from pathlib import Path
 
@@ -13,6 +15,7 @@ from rltorch.envs.blackjack.single_deck import action_values, expanded_state, ex
 from rltorch.envs.blackjack.solver import q_star, states
 from rltorch.logger import NullLogger
 
+from helpers import run_main
 from thorp_engine import STATES, BatchedES, index_state, state_index
 from thorp_figures import infinite_deck_values, soft18_exact, soft18_starts
 from thorp_learning import (
@@ -148,4 +151,98 @@ def test_script_writes_report_figures_checkpoint_and_json(tmp_path):
     straight = make_engine(seed=0).train(40_000, batch=10_000)
     assert engine.episodes == 40_000 and torch.equal(engine.sums, straight.sums)
     trainer_args = ["--episodes", "2e3", "--engine", "trainer", "--soft18-episodes", "0", *args[6:]]
-    assert script.main(trainer_args) == 0 and json.loads(metrics_path.read_text())["engine"] == "trainer"
+    assert script.main(trainer_args) == 1  # the run folder, the checkpoint and the report exist: refused
+    assert script.main([*trainer_args, "--overwrite"]) == 0
+    assert json.loads(metrics_path.read_text())["engine"] == "trainer"
+
+
+QUICK = ["--batch", "1e4", "--soft18-episodes", "0", "--no-progress", "--dpi", "20", "--log-every", "1e9"]
+
+
+@pytest.fixture(scope="module")
+def partial_run(tmp_path_factory):
+    """A run of 25,000 episodes in batches of 10,000 (its last batch partial): its folder and checkpoint."""
+    folder = tmp_path_factory.mktemp("partial")
+    result = run_main(script.main, "--episodes", "2.5e4", *QUICK, "--run-name", "a", cwd=folder)
+    assert result.returncode == 0, result.stderr
+    return folder, folder / "checkpoints" / "a.pt"
+
+
+def engine_state(path):
+    return torch.load(path, weights_only=True)["engine"]
+
+
+def test_a_run_ended_on_a_partial_batch_resumes_exactly_as_the_readme_extends_it(partial_run):
+    # Mutant: resuming from the saved (partial-batch) state is refused without --inexact-resume, and with it differs.
+    folder, checkpoint = partial_run
+    saved = torch.load(checkpoint, weights_only=True)
+    assert saved["episodes"] == 25_000 and saved["last_whole_batch"]["episodes"] == 20_000
+    extended = run_main(script.main, "--resume", checkpoint, "--episodes", "4.5e4", *QUICK, "--run-name", "b",
+                        cwd=folder)
+    assert extended.returncode == 0, extended.stderr
+    straight = make_engine(seed=0).train(45_000, batch=10_000)
+    state = engine_state(folder / "checkpoints" / "b.pt")
+    assert state["episodes"] == 45_000 and torch.equal(state["sums"], straight.sums)
+    assert torch.equal(state["counts"], straight.counts)
+    assert torch.equal(state["generator"], straight.generator.get_state())
+    other_batch = run_main(script.main, "--resume", checkpoint, "--episodes", "4.5e4", *QUICK, "--batch", "7000",
+                           cwd=folder)  # another batch cannot continue the partial one exactly: refused
+    assert other_batch.returncode == 1 and "--inexact-resume" in other_batch.stderr
+    report_only = run_main(script.main, "--resume", checkpoint, "--episodes", "2.5e4", *QUICK, "--run-name", "c",
+                           cwd=folder)  # nothing more to play: the state after the last whole batch is kept
+    assert report_only.returncode == 0, report_only.stderr
+    kept = torch.load(folder / "checkpoints" / "c.pt", weights_only=True)["last_whole_batch"]
+    assert torch.equal(kept["sums"], saved["last_whole_batch"]["sums"])
+
+
+def hostile_files(folder, checkpoint):
+    """Files that --resume must refuse: pickled objects, not a checkpoint, a checkpoint without (or with a broken)
+    engine state."""
+    saved = torch.load(checkpoint, weights_only=True)
+    broken_generator = {**saved["engine"], "generators": [torch.zeros(3, dtype=torch.uint8)]}
+    payloads = {
+        "pickled.pt": lambda path: path.write_bytes(pickle.dumps(argparse.Namespace(x=1))),
+        "text.pt": lambda path: path.write_text("not a checkpoint\n"),
+        "trainer.pt": lambda path: torch.save({k: v for k, v in saved.items() if k != "engine"}, path),
+        "sums.pt": lambda path: torch.save({**saved, "engine": {**saved["engine"], "sums": "x"}}, path),
+        "engine.pt": lambda path: torch.save({**saved, "engine": [1, 2]}, path),
+        "generator.pt": lambda path: torch.save({**saved, "engine": broken_generator}, path),
+        "whole.pt": lambda path: torch.save({**saved, "last_whole_batch": {"batch": 10_000}}, path),
+    }
+    for name, write in payloads.items():
+        write(folder / name)
+        yield name
+
+
+def test_a_hostile_resume_file_is_refused_in_one_line_before_any_file(partial_run, tmp_path):
+    # Mutant: reading --resume after the run folder and its event file are made leaves them behind.
+    for name in hostile_files(tmp_path, partial_run[1]):
+        before = set(tmp_path.iterdir())
+        result = run_main(script.main, "--resume", name, "--episodes", "3e4", *QUICK, cwd=tmp_path)
+        assert result.returncode == 1 and result.stderr.count("\n") == 1, (name, result.stderr)
+        assert result.stderr.startswith("error: ") and "Traceback" not in result.stderr, (name, result.stderr)
+        assert set(tmp_path.iterdir()) == before, name  # nothing made: no run folder, no event file
+
+
+def test_existing_outputs_are_refused_before_any_work_unless_overwrite(tmp_path):
+    (tmp_path / "runs" / "taken").mkdir(parents=True)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "thorp_report.md").write_text("tracked\n")
+    (tmp_path / "old.pt").write_bytes(b"x")
+    for argv, taken in ((["--run-name", "taken"], "runs/taken"), (["--out", "docs"], "docs/thorp_report.md"),
+                        (["--checkpoint", "old.pt"], "old.pt")):
+        before = {path: path.is_file() and path.stat().st_mtime_ns for path in tmp_path.rglob("*")}
+        result = run_main(script.main, "--episodes", "1e4", *QUICK, *argv, cwd=tmp_path)
+        assert result.returncode == 1 and result.stderr == f"error: {taken} exists: choose another --run-name, " \
+            "--out or --checkpoint, or pass --overwrite\n"
+        assert {path: path.is_file() and path.stat().st_mtime_ns for path in tmp_path.rglob("*")} == before
+    result = run_main(script.main, "--episodes", "1e4", *QUICK, "--out", "docs", "--overwrite", cwd=tmp_path)
+    assert result.returncode == 0 and (tmp_path / "docs" / "thorp_report.md").read_text() != "tracked\n"
+
+
+def test_huge_numbers_are_refused_when_parsed(capsys):
+    for option in ("--episodes", "--threads", "--dpi", "--batch", "--dist-timeout", "--seed", "--log-every"):
+        with pytest.raises(SystemExit) as exit_info:
+            script.build_parser().parse_args([option, "1e19"])
+        assert exit_info.value.code == 2 and "must be at most" in capsys.readouterr().err
+    assert script.build_parser().parse_args([]).dpi == 150

@@ -4,7 +4,9 @@
 (3-D surfaces and heatmaps). 5.2: the policy and values MC ES finds, beside pi* and v*. 5.3: the
 mean squared error of ordinary and weighted importance sampling over 100 runs of 10,000 episodes,
 beside its exact expectation.
-The PNGs go into the run folder under --log-dir (also logged to TensorBoard as images) and into --out.
+The PNGs go into the run folder under --log-dir (also logged to TensorBoard as images) and into --out
+(`--out docs --overwrite` regenerates the README's); an existing --run-name folder or PNG in --out is refused
+unless --overwrite.
 """
 
 from __future__ import annotations
@@ -17,24 +19,31 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rltorch.errors import RLTorchError
 from rltorch.logger import TensorBoardLogger
-from rltorch.run.options import make_parser, non_negative_int, positive_int, writable_file, writable_folder
-from rltorch.run.output import run_name
+from rltorch.run.options import at_most, make_parser, non_negative_int, positive_int, writable_file, writable_folder
+from rltorch.run.output import run_cli, run_name
 from rltorch.run.plots import save_png
+from rltorch.run.session import check_run_name
 
 import chapter5_figures as blackjack_figures
 
 FIGURES = ("5.1", "5.2", "5.3")
+PNGS = {"5.1": ("figure_5_1", "figure_5_1_heatmaps"), "5.2": ("figure_5_2",), "5.3": ("figure_5_3",)}  # file stems
+# Upper bounds of the options (far past the book's settings, below anything that overflows).
+MAX_EPISODES, MAX_RUNS, MAX_SEED, MAX_DPI = 10**9, 100_000, 2**32 - 1, 600
 
 
 def episode_counts(text: str) -> tuple[int, ...]:
-    """Parse a comma-separated list of positive episode counts such as 10000,500000."""
+    """Parse a comma-separated list of positive episode counts such as 10000,500000 (each at most MAX_EPISODES)."""
     try:
         counts = tuple(int(part) for part in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be episode counts such as 10000,500000, got {text!r}") from None
     if not counts or min(counts) < 1:
         raise argparse.ArgumentTypeError(f"episode counts must be positive, got {text!r}")
+    if max(counts) > MAX_EPISODES:
+        raise argparse.ArgumentTypeError(f"episode counts must be at most {MAX_EPISODES:,}, got {text!r}")
     return counts
 
 
@@ -42,19 +51,22 @@ def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
     parser = make_parser(__doc__)
     parser.add_argument("--figure", choices=FIGURES, required=True, help="which figure of chapter 5")
-    parser.add_argument("--seed", type=non_negative_int, default=0,
+    parser.add_argument("--seed", type=at_most(non_negative_int, MAX_SEED), default=0,
                         help="base seed (5.3: each run's seed is drawn from it)")
     parser.add_argument("--snapshots", type=episode_counts, default=(10_000, 500_000),
                         help="5.1: episode counts to draw V at")
-    parser.add_argument("--episodes", type=positive_int,
+    parser.add_argument("--episodes", type=at_most(positive_int, MAX_EPISODES),
                         help="5.2: MC ES episodes (default 2,000,000); 5.3: episodes per run (default 10,000)")
-    parser.add_argument("--runs", type=positive_int, default=100, help="5.3: independent runs averaged")
-    parser.add_argument("--dpi", type=positive_int, default=80, help="resolution of the PNGs")
+    parser.add_argument("--runs", type=at_most(positive_int, MAX_RUNS), default=100,
+                        help="5.3: independent runs averaged")
+    parser.add_argument("--dpi", type=at_most(positive_int, MAX_DPI), default=150, help="resolution of the PNGs")
     parser.add_argument("--log-dir", type=writable_folder, default=Path("runs"), help="TensorBoard root folder")
     parser.add_argument("--run-name", help="run folder name (default: Blackjack-v0__figure-5.x__seed__time)")
     parser.add_argument("--out", type=writable_folder, help="also copy the PNGs into this folder (e.g. docs)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     parser.add_argument("--json", type=writable_file, help="write the numbers behind the figure to this JSON file")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="allow writing into an existing --run-name folder or over the PNGs in --out")
     return parser
 
 
@@ -78,18 +90,26 @@ def save_figures(figures: dict[str, Any], folder: Path, dpi: int, logger: Tensor
     return paths
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Parse `argv`, draw the figure, save and log it."""
-    args = build_parser().parse_args(argv)
-    name = args.run_name or run_name("Blackjack-v0", f"figure-{args.figure}", args.seed)
-    folder = args.log_dir / name
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        if args.out:
-            args.out.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        print(f"error: cannot create output folder: {error.strerror or error}", file=sys.stderr)
-        return 1
+def refuse_overwrite(args: argparse.Namespace) -> None:
+    """Unless --overwrite, refuse in one line an existing --run-name folder or a PNG of the figure in --out."""
+    if args.run_name is not None:
+        check_run_name(args.run_name)
+    if args.overwrite:
+        return
+    paths = ([args.log_dir / args.run_name] if args.run_name else []) + [
+        args.out / f"{stem}.png" for stem in PNGS[args.figure] if args.out]
+    taken = [path for path in paths if path.exists()]
+    if taken:
+        raise RLTorchError(f"{taken[0]} exists: choose another --run-name or --out, or pass --overwrite")
+
+
+def draw(args: argparse.Namespace) -> int:
+    """Draw the figure, save and log it; refuse to overwrite first (before any work)."""
+    refuse_overwrite(args)
+    folder = args.log_dir / (args.run_name or run_name("Blackjack-v0", f"figure-{args.figure}", args.seed))
+    folder.mkdir(parents=True, exist_ok=True)
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     figures, numbers = make_figure(args)
     numbers["seconds"] = round(time.perf_counter() - start, 1)
@@ -104,6 +124,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(numbers, indent=2, default=str) + "\n")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse `argv`, draw the figure, save and log it; errors are one line and exit status 1."""
+    args = build_parser().parse_args(argv)
+    return run_cli(lambda: draw(args))
 
 
 if __name__ == "__main__":

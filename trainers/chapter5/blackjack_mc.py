@@ -18,7 +18,7 @@ import gymnasium as gym
 from rltorch.envs.blackjack.solver import BOOK_RULES, GYMNASIUM_RULES
 from rltorch.errors import RLTorchError
 from rltorch.policies import ConstantSchedule
-from rltorch.run.options import add_output_options, make_parser, non_negative_int, positive_int, unit_float
+from rltorch.run.options import add_output_options, at_most, make_parser, non_negative_int, positive_int, unit_float
 from rltorch.run.output import run_cli
 from rltorch.run.session import apply_resume
 from rltorch.run.training import run_training
@@ -26,6 +26,7 @@ from rltorch.run.training import run_training
 from chapter5_methods import METHODS, make_trainer
 
 DEFAULT_EPSILON = {"on-policy": 0.1, "off-policy-control": 1.0}
+MAX_EPISODES, MAX_SEED = 10**10, 2**32 - 1  # upper bounds of --episodes and --seed
 
 
 def threshold(text: str) -> int:
@@ -52,8 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = make_parser(__doc__)
     learning = parser.add_argument_group("learning")
     learning.add_argument("--method", choices=METHODS, default="prediction", help="which Monte Carlo method")
-    learning.add_argument("--episodes", type=positive_int, default=500_000, help="training episodes (hands)")
-    learning.add_argument("--seed", type=non_negative_int, default=0, help="seed of every random choice in the run")
+    learning.add_argument("--episodes", type=at_most(positive_int, MAX_EPISODES), default=500_000,
+                          help="training episodes (hands)")
+    learning.add_argument("--seed", type=at_most(non_negative_int, MAX_SEED), default=0,
+                          help="seed of every random choice in the run")
     learning.add_argument("--every-visit", action="store_true", help="every-visit instead of first-visit MC")
     learning.add_argument("--threshold", type=threshold, default=20,
                           help="the evaluated (target) policy sticks on this sum or more")

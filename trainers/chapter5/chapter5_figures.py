@@ -6,6 +6,7 @@ behind them; `trainers/blackjack_figures.py` saves them as PNG and logs them to 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Hashable, Mapping
 from typing import Any
 
@@ -202,3 +203,9 @@ def figure_5_3(runs: int = 100, episodes: int = 10_000, seed: int = 0,
     report = {kind: {n: float(errors[kind][:, n - 1].mean()) for n in marks} for kind in errors}
     exact = {kind: {n: float(expected[kind][n - 1]) for n in marks} for kind in expected}
     return {"figure_5_3": figure}, {"runs": runs, "episodes": episodes, "mse": report, "expected_mse": exact}
+
+
+if __name__ == "__main__":
+    print("chapter5_figures.py is a module of blackjack_figures.py"
+          "; run python trainers/chapter5/blackjack_figures.py --help", file=sys.stderr)
+    sys.exit(2)

@@ -8,6 +8,7 @@ env with the same observations, such as Gymnasium's `Blackjack-v1`), with the ex
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Hashable
 from typing import Any
 
@@ -74,3 +75,9 @@ def make_trainer(
                                   schedule=ConstantSchedule(1.0), **common)
     return OffPolicyMCControl(env, WeightedQTable(), start_states=start_states,
                               schedule=schedule or ConstantSchedule(1.0), **common)
+
+
+if __name__ == "__main__":
+    print("chapter5_methods.py is a module of blackjack_mc.py (and blackjack_figures.py)"
+          "; run python trainers/chapter5/blackjack_mc.py --help", file=sys.stderr)
+    sys.exit(2)

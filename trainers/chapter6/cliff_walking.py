@@ -19,11 +19,21 @@ from grid_paths import draw_paths, greedy_path, layout_of
 from matplotlib.figure import Figure
 
 from rltorch.policies import ConstantSchedule
-from rltorch.run.options import positive_int
+from rltorch.run.options import at_most, positive_int
 from rltorch.trainers import QLearningTrainer, SARSATrainer
 from rltorch.values import QTable
 
-from study_output import StudyResult, map_runs, progress, run_seeds, run_study, study_parser, table, timing
+from study_output import (
+    MAX_EPISODES,
+    StudyResult,
+    map_runs,
+    progress,
+    run_seeds,
+    run_study,
+    study_parser,
+    table,
+    timing,
+)
 
 STEM = "example_6_6_cliff_walking"
 ENV_ID = "CliffWalking-v1"
@@ -174,7 +184,8 @@ curves are smoothed over {numbers['smooth']} episodes; the table's returns are n
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
     parser = study_parser(__doc__, runs=50, episodes=500, alpha=0.5, epsilon=0.1)
-    parser.add_argument("--smooth", type=positive_int, default=10, help="moving-average window of the figure")
+    parser.add_argument("--smooth", type=at_most(positive_int, MAX_EPISODES), default=10,
+                        help="moving-average window of the figure")
     return parser
 
 

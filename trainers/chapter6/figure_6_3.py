@@ -32,7 +32,7 @@ from rltorch import parallel
 from rltorch.engines import BatchedEngine
 from rltorch.engines.batched import BACKENDS, resolve_device
 from rltorch.logger import TensorBoardLogger
-from rltorch.run.options import make_parser, non_negative_int, positive_int, step_size
+from rltorch.run.options import at_most, make_parser, positive_int, step_size
 from rltorch.run.output import run_cli, run_name
 from rltorch.run.plots import save_png
 
@@ -50,11 +50,12 @@ from figure_6_3_curves import (
     run_chunks,
 )
 from figure_6_3_plot import book_checks, draw, log_curves
-from study_output import add_figure_outputs
+from study_output import SEED, add_figure_outputs, refuse_overwrite
 
 STEM = "figure_6_3"
 ALPHAS = tuple(round(0.1 * i, 1) for i in range(1, 11))
 CURVE_POINTS = 100  # points of each asymptotic learning curve in TensorBoard
+MAX_THREADS = 256  # numba threads, at most
 
 __all__ = ["compute_slice", "main"]
 
@@ -62,18 +63,22 @@ __all__ = ["compute_slice", "main"]
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
     parser = make_parser(__doc__)
-    parser.add_argument("--runs-interim", type=positive_int, default=50_000, help="runs averaged for the interim")
-    parser.add_argument("--runs-asymptotic", type=positive_int, default=10, help="runs averaged for the asymptote")
-    parser.add_argument("--episodes-interim", type=positive_int, default=100, help="episodes of an interim run")
-    parser.add_argument("--episodes-asymptotic", type=positive_int, default=100_000,
+    parser.add_argument("--runs-interim", type=at_most(positive_int, 10_000_000), default=50_000,
+                        help="runs averaged for the interim")
+    parser.add_argument("--runs-asymptotic", type=at_most(positive_int, 10_000), default=10,
+                        help="runs averaged for the asymptote")
+    parser.add_argument("--episodes-interim", type=at_most(positive_int, 1_000_000), default=100,
+                        help="episodes of an interim run")
+    parser.add_argument("--episodes-asymptotic", type=at_most(positive_int, 10_000_000), default=100_000,
                         help="episodes of an asymptotic run")
     parser.add_argument("--alphas", type=step_size, nargs="+", default=list(ALPHAS), metavar="ALPHA",
                         help="step sizes")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of every run's stream")
+    parser.add_argument("--seed", type=SEED, default=0, help="seed of every run's stream")
     parser.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto", help="where the engine runs")
     parser.add_argument("--backend", choices=BACKENDS, default="auto",
                         help="auto: numba on the CPU when installed, else torch")
-    parser.add_argument("--threads", type=positive_int, default=max(1, (os.cpu_count() or 1) // parallel.local_world()),
+    parser.add_argument("--threads", type=at_most(positive_int, MAX_THREADS),
+                        default=max(1, (os.cpu_count() or 1) // parallel.local_world()),
                         help="CPU threads of the numba backend (torch is kept to one): the cores over the ranks "
                              "on this machine")
     add_figure_outputs(parser, "folder for figure_6_3.png and figure_6_3.json (default: the run folder)",
@@ -162,6 +167,7 @@ def write_outputs(args: argparse.Namespace, folder: Path, out: Path, results: di
 
 def run(args: argparse.Namespace) -> int:
     """Compute the figure (over the ranks under torchrun); rank 0 writes and prints it."""
+    refuse_overwrite(args, [f"{STEM}.png", f"{STEM}.json"])
     with parallel.joined(timeout_s=args.dist_timeout):
         return compute_and_write(args)
 

@@ -17,6 +17,7 @@ chunks in the same order, so the figure's numbers do not depend on the number of
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -162,3 +163,9 @@ def _batch(engine: BatchedEngine, chunks: list[Sequence[int]], alphas: Sequence[
                                 int(run_steps[part].sum())))
         first += len(chunk)
     return sums
+
+
+if __name__ == "__main__":
+    print("figure_6_3_curves.py is a module of figure_6_3.py"
+          "; run python trainers/chapter6/figure_6_3.py --help", file=sys.stderr)
+    sys.exit(2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from matplotlib.figure import Figure
@@ -78,3 +79,9 @@ def book_checks(report: dict[str, Any], alphas: list[float]) -> dict[str, bool]:
         checks["asymptotic: Q-learning < Sarsa at alpha 0.1 (online return)"] = \
             asymptotic["Q-learning"][tenth] < asymptotic["Sarsa"][tenth]
     return checks
+
+
+if __name__ == "__main__":
+    print("figure_6_3_plot.py is a module of figure_6_3.py"
+          "; run python trainers/chapter6/figure_6_3.py --help", file=sys.stderr)
+    sys.exit(2)

@@ -6,6 +6,7 @@ Gymnasium's CliffWalking and rltorch's windy grid world and Dyna maze.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -83,3 +84,9 @@ def layout_of(env: gym.Env) -> GridLayout:
     if layout is None:
         raise ValueError(f"{type(env.unwrapped).__name__} is not a grid world that rltorch can draw")
     return layout
+
+
+if __name__ == "__main__":
+    print("grid_paths.py is a module of cliff_walking.py (and windy_gridworld.py)"
+          "; run python trainers/chapter6/cliff_walking.py --help", file=sys.stderr)
+    sys.exit(2)

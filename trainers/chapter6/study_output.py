@@ -2,7 +2,8 @@
 
 A study computes a `StudyResult` (its figure, its numbers, its averaged curves and a Markdown snippet);
 `run_study` times it and writes the PNG, the JSON and the Markdown into the run folder under
-`--log-dir` (and into `--out`, e.g. docs), and the curves, the figure and the numbers to TensorBoard.
+`--log-dir` (and into `--out`: `--out docs --overwrite` regenerates the README's), and the curves, the figure
+and the numbers to TensorBoard. An existing --run-name folder or output file is refused unless --overwrite.
 Under torchrun the runs are sharded over the ranks (`map_runs`): every rank computes its share and gets
 every run's result, so the numbers are the same whatever the number of ranks; only rank 0 writes and prints.
 The chapter 7 and 8 scripts import this module from here (their folder puts this one on `sys.path`).
@@ -26,8 +27,10 @@ from matplotlib.figure import Figure
 from tqdm import tqdm
 
 from rltorch import parallel
+from rltorch.errors import RLTorchError
 from rltorch.logger import TensorBoardLogger
 from rltorch.run.options import (
+    at_most,
     make_parser,
     non_negative_int,
     positive_float,
@@ -39,10 +42,14 @@ from rltorch.run.options import (
 )
 from rltorch.run.output import run_cli, run_name
 from rltorch.run.plots import save_png
+from rltorch.run.session import check_run_name
 
 ROOT = Path(__file__).resolve().parents[2]
 Curve = tuple[Sequence[float], Sequence[float]]  # (x values, y values)
 Result = TypeVar("Result")
+# Upper bounds of the options (sane far past the book's settings, and below anything that overflows).
+MAX_RUNS, MAX_EPISODES, MAX_SEED, MAX_DPI, MAX_TIMEOUT_S = 100_000, 100_000, 2**32 - 1, 600, 86_400.0
+SEED = at_most(non_negative_int, MAX_SEED)
 
 
 @dataclass
@@ -57,36 +64,59 @@ class StudyResult:
 
 
 def study_parser(description: str | None, *, runs: int | None, episodes: int | None, alpha: float | None = None,
-                 epsilon: float | None = None) -> argparse.ArgumentParser:
+                 epsilon: float | None = None, max_runs: int = MAX_RUNS,
+                 max_episodes: int = MAX_EPISODES) -> argparse.ArgumentParser:
     """A parser with the options every study shares: --runs, --episodes, --alpha, --epsilon (those given defaults),
     the seed and the outputs."""
     parser = make_parser(description)
     if runs is not None:
-        parser.add_argument("--runs", type=positive_int, default=runs, help="independent runs averaged")
+        parser.add_argument("--runs", type=at_most(positive_int, max_runs), default=runs,
+                            help="independent runs averaged")
     if episodes is not None:
-        parser.add_argument("--episodes", type=positive_int, default=episodes, help="episodes per run")
+        parser.add_argument("--episodes", type=at_most(positive_int, max_episodes), default=episodes,
+                            help="episodes per run")
     if alpha is not None:
         parser.add_argument("--alpha", type=step_size, default=alpha, help="step size")
     if epsilon is not None:
         parser.add_argument("--epsilon", type=unit_float, default=epsilon, help="exploration rate")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="base seed: each run's seed is drawn from it")
+    parser.add_argument("--seed", type=SEED, default=0, help="base seed: each run's seed is drawn from it")
     add_figure_outputs(parser, "also write the PNG, the JSON and the Markdown snippet into this folder (e.g. docs)",
                        "study__seed__time__tag, unique")
     return parser
 
 
 def add_figure_outputs(parser: argparse.ArgumentParser, out_help: str, run_name: str) -> None:
-    """A figure study's output options (--out, --json, --log-dir, --run-name, --dpi, --no-progress), --dist-timeout."""
+    """A figure study's output options (--out, --json, --log-dir, --run-name, --dpi, --no-progress, --overwrite),
+    --dist-timeout."""
     output = parser.add_argument_group("output")
     output.add_argument("--out", type=writable_folder, help=out_help)
     output.add_argument("--json", type=writable_file, help="write the numbers behind the figure to this JSON file")
     output.add_argument("--log-dir", type=writable_folder, default=Path("runs"), help="TensorBoard root folder")
     output.add_argument("--run-name", help=f"run folder name (default: {run_name})")
-    output.add_argument("--dpi", type=positive_int, default=80, help="resolution of the PNG")
+    output.add_argument("--dpi", type=at_most(positive_int, MAX_DPI), default=150, help="resolution of the PNG")
     output.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    output.add_argument("--overwrite", action="store_true",
+                        help="allow writing into an existing --run-name folder or over the files in --out")
     ranks = parser.add_argument_group("ranks (under torchrun)")
-    ranks.add_argument("--dist-timeout", type=positive_float, default=parallel.DEFAULT_TIMEOUT_S,
+    ranks.add_argument("--dist-timeout", type=at_most(positive_float, MAX_TIMEOUT_S),
+                       default=parallel.DEFAULT_TIMEOUT_S,
                        help="seconds a rank waits for the others before it stops with one line")
+
+
+def refuse_overwrite(args: argparse.Namespace, files: Sequence[str]) -> None:
+    """Unless --overwrite, refuse in one line an existing --run-name folder or an existing one of `files` in --out.
+
+    Called before any work (every rank checks; nothing is written).
+    """
+    if args.run_name is not None:
+        check_run_name(args.run_name)
+    if args.overwrite:
+        return
+    paths = ([args.log_dir / args.run_name] if args.run_name else []) + [args.out / name for name in files
+                                                                          if args.out]
+    taken = [path for path in paths if path.exists()]
+    if taken:
+        raise RLTorchError(f"{taken[0]} exists: choose another --run-name or --out, or pass --overwrite")
 
 
 def run_seeds(seed: int, runs: int) -> list[int]:
@@ -145,7 +175,8 @@ def run_study(stem: str, script: str, argv: Sequence[str] | None, parser: argpar
 
 def _run(stem: str, command: str, args: argparse.Namespace,
          compute: Callable[[argparse.Namespace], StudyResult]) -> int:
-    """Join the ranks, make the folders, compute, and write everything (rank 0 alone writes)."""
+    """Refuse to overwrite, join the ranks, make the folders, compute, and write everything (rank 0 alone writes)."""
+    refuse_overwrite(args, [f"{stem}.{kind}" for kind in ("png", "json", "md")])
     with parallel.joined(timeout_s=args.dist_timeout) as ranks:
         return _run_rank(stem, command, args, compute, ranks.world)
 
@@ -224,3 +255,9 @@ def timing(numbers: dict[str, Any]) -> str:
     ranks = f" over {numbers['ranks']} ranks" if numbers.get("ranks", 1) > 1 else ""
     return (f"{numbers['seconds']:.0f} s wall-clock, {numbers['cpu_seconds']:.0f} s of CPU time{ranks}, on "
             f"{machine['cpus']} CPU cores{shared}")
+
+
+if __name__ == "__main__":
+    print("study_output.py is a module of random_walk.py (and every chapter 6-8 study)"
+          "; run python trainers/chapter6/random_walk.py --help", file=sys.stderr)
+    sys.exit(2)

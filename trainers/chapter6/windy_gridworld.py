@@ -24,7 +24,7 @@ from rltorch.errors import RLTorchError
 from rltorch.mdp import deterministic_policy, epsilon_greedy_policy, expected_return, model_of
 from rltorch.mdp.evaluation import ModelEvaluation
 from rltorch.policies import ConstantSchedule
-from rltorch.run.options import positive_int
+from rltorch.run.options import at_most, positive_int
 from rltorch.trainers import SARSATrainer
 from rltorch.values import QTable
 
@@ -32,6 +32,7 @@ from study_output import StudyResult, map_runs, progress, run_seeds, run_study, 
 
 STEM = "example_6_5_windy_gridworld"
 VARIANTS = {"four moves": ENV_ID, "king's moves": ENV_ID_KINGS, "king's moves, stochastic wind": ENV_ID_STOCHASTIC}
+MAX_STEPS = 1_000_000  # time steps per run, at most
 SLOPE_WINDOW = 0.25  # the slope is measured over this last fraction of the time steps
 
 
@@ -226,7 +227,7 @@ over the last {numbers['slope_window_steps']:,} steps (the inverse slope).
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
     parser = study_parser(__doc__, runs=20, episodes=None, alpha=0.5, epsilon=0.1)
-    parser.add_argument("--steps", type=positive_int, default=8000, help="time steps per run")
+    parser.add_argument("--steps", type=at_most(positive_int, MAX_STEPS), default=8000, help="time steps per run")
     return parser
 
 

@@ -20,10 +20,11 @@ from matplotlib.figure import Figure
 from nstep_walk_engine import check_against_trainer, join_runs, make_env, replay_runs
 
 from rltorch.mdp import deterministic_policy, evaluate_policy, model_of
-from rltorch.run.options import non_negative_int
+from rltorch.run.options import at_most, non_negative_int
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "chapter6"))  # the studies' shared output module
 from study_output import (  # noqa: E402
+    MAX_RUNS,
     StudyResult,
     map_run_batches,
     progress,
@@ -38,6 +39,7 @@ STEM = "figure_7_2_nstep_random_walk"
 NS = tuple(2**k for k in range(10))
 REPLAY_BATCH = 100  # runs replayed at once by a rank at least: the engine is fastest on many runs at once
 ALPHAS = (0.0, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+MAX_N = 100_000  # the largest n accepted (far past any walk's length: n beyond it is Monte Carlo already)
 
 
 def true_values() -> np.ndarray:
@@ -55,7 +57,8 @@ def numbers_list(kind: Any, name: str) -> Any:
             values = tuple(kind(part) for part in text.split(","))
         except ValueError:
             raise argparse.ArgumentTypeError(f"must be a comma-separated list of {name}, got {text!r}") from None
-        if not values or (kind is int and min(values) < 1) or (kind is float and not all(0 <= v <= 1 for v in values)):
+        if not values or (kind is int and not all(1 <= v <= MAX_N for v in values)) or (
+                kind is float and not all(0 <= v <= 1 for v in values)):
             raise argparse.ArgumentTypeError(f"must be a comma-separated list of {name}, got {text!r}")
         return values
     return parse
@@ -156,10 +159,10 @@ alpha).
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
     parser = study_parser(__doc__, runs=100, episodes=10)
-    parser.add_argument("--ns", type=numbers_list(int, "positive n"), default=NS, help="the values of n")
+    parser.add_argument("--ns", type=numbers_list(int, f"n from 1 to {MAX_N:,}"), default=NS, help="the values of n")
     parser.add_argument("--alphas", type=numbers_list(float, "step sizes in [0, 1]"), default=ALPHAS,
                         help="the step sizes")
-    parser.add_argument("--check-runs", type=non_negative_int, default=3,
+    parser.add_argument("--check-runs", type=at_most(non_negative_int, MAX_RUNS), default=3,
                         help="runs of every n replayed through NStepTDPrediction too (0: none)")
     return parser
 

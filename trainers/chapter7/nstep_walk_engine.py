@@ -11,6 +11,7 @@ the values of `NStepTDPrediction` on the same seed (`check_against_trainer`).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -122,3 +123,9 @@ def check_against_trainer(seed: int, episodes: int, n: int, alpha: float, replay
         trainer.run_episode(0.0)
     states = list(range(1, len(replayed) - 1))
     return float(np.max(np.abs(np.array(trainer.value_fn.values(states)) - replayed[1:-1])))
+
+
+if __name__ == "__main__":
+    print("nstep_walk_engine.py is a module of nstep_random_walk.py"
+          "; run python trainers/chapter7/nstep_random_walk.py --help", file=sys.stderr)
+    sys.exit(2)

@@ -42,6 +42,7 @@ PLANNING = (0, 5, 50)
 SHORTEST = 14  # steps from S to G
 SETTLED_MARGIN = 1.5  # an agent has settled once its mean episode stays within this factor of the floor
 TIGHT_MARGIN = 1.25  # the same, stricter
+MAX_PLANNING = 10_000  # planning steps per real step, at most
 
 
 def planning_list(text: str) -> tuple[int, ...]:
@@ -50,8 +51,8 @@ def planning_list(text: str) -> tuple[int, ...]:
         counts = tuple(int(part) for part in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be counts such as 0,5,50, got {text!r}") from None
-    if min(counts) < 0:
-        raise argparse.ArgumentTypeError(f"planning steps must be >= 0, got {text!r}")
+    if not all(0 <= count <= MAX_PLANNING for count in counts):
+        raise argparse.ArgumentTypeError(f"planning steps must be from 0 to {MAX_PLANNING:,}, got {text!r}")
     return counts
 
 

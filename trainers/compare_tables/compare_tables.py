@@ -18,7 +18,7 @@ from tqdm import tqdm
 from rltorch import AfterstateKeys, QTable, SARSATrainer, StateActionKeys, VTable
 from rltorch.envs.tictactoe.env import TicTacToeEnv, afterstate
 from rltorch.envs.tictactoe.exact import exact_outcome_vs_random
-from rltorch.run.options import make_parser, positive_int, unit_float, writable_file
+from rltorch.run.options import at_most, make_parser, positive_int, step_size, unit_float, writable_file
 
 KINDS = {"q": (QTable, StateActionKeys), "afterstate": (VTable, lambda: AfterstateKeys(afterstate))}
 
@@ -64,10 +64,12 @@ def summarize(runs: list[dict]) -> str:
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
     parser = make_parser(__doc__)
-    parser.add_argument("--episodes", type=positive_int, default=100_000, help="training episodes per run")
-    parser.add_argument("--seeds", type=positive_int, default=5, help="seeds 0..n-1 for each table kind")
-    parser.add_argument("--check-every", type=positive_int, default=1000, help="episodes between exact checks")
-    parser.add_argument("--alpha", type=unit_float, default=0.1, help="step size")
+    parser.add_argument("--episodes", type=at_most(positive_int, 10**8), default=100_000,
+                        help="training episodes per run")
+    parser.add_argument("--seeds", type=at_most(positive_int, 1000), default=5, help="seeds 0..n-1 for each table kind")
+    parser.add_argument("--check-every", type=at_most(positive_int, 10**8), default=1000,
+                        help="episodes between exact checks")
+    parser.add_argument("--alpha", type=step_size, default=0.1, help="step size")
     parser.add_argument("--gamma", type=unit_float, default=0.9, help="discount factor")
     parser.add_argument("--seat", choices=("X", "O"), default="X", help="the learner's seat")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")

@@ -10,6 +10,7 @@ opponent and every line of perfect play, the same evaluators rltorch's own agent
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -153,3 +154,9 @@ def markdown_table(results: list[Result]) -> str:
                      f"| {figures['draw']:.4f} | {figures['loss']:.4f} (exact {figures['fractions']['loss']}) "
                      f"| {verdict} | {result.notes} |")
     return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print("ecosystem_agents.py is a module of sb3_comparison.py"
+          "; run python trainers/ecosystem/sb3_comparison.py --help", file=sys.stderr)
+    sys.exit(2)

@@ -4,8 +4,9 @@ Trains sb3-contrib's MaskablePPO (through FlattenObservation, with the env's own
 (through FlattenObservation, an illegal move losing the game) and rltorch's SARSA (the course defaults), then
 evaluates all three with `rltorch.external.exact_evaluation`: exact win/draw/loss against the uniform random
 opponent, and whether any line of perfect (minimax) play beats them. The uniform random player is the
-reference row. Writes sb3_comparison.md (a Markdown table) and sb3_comparison.json into --out, with the
-trained models (maskable_ppo.zip, dqn.zip, sarsa.pt).
+reference row. Writes sb3_comparison.md (a Markdown table) and sb3_comparison.json into --out (a new folder
+under runs/ by default; files already there are refused unless --overwrite), with the trained models
+(maskable_ppo.zip, dqn.zip, sarsa.pt).
 """
 
 from __future__ import annotations
@@ -21,31 +22,38 @@ from typing import Any
 
 import torch
 
-from rltorch.run.options import make_parser, non_negative_int, positive_int, writable_file, writable_folder
-from rltorch.run.output import run_cli
+from rltorch.errors import RLTorchError
+from rltorch.run.options import at_most, make_parser, non_negative_int, positive_int, writable_file, writable_folder
+from rltorch.run.output import run_cli, run_name
 
 import ecosystem_agents
 
 STEM = "sb3_comparison"
+FILES = (f"{STEM}.md", f"{STEM}.json", "maskable_ppo.zip", "dqn.zip", "sarsa.pt")  # what it writes into --out
+MAX_STEPS = 10**8  # timesteps or episodes of any one agent, at most
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
     parser = make_parser(__doc__)
-    parser.add_argument("--ppo-steps", type=positive_int, default=50_000, help="MaskablePPO timesteps")
-    parser.add_argument("--ppo-n-steps", type=positive_int, default=512,
+    parser.add_argument("--ppo-steps", type=at_most(positive_int, MAX_STEPS), default=50_000,
+                        help="MaskablePPO timesteps")
+    parser.add_argument("--ppo-n-steps", type=at_most(positive_int, 10**6), default=512,
                         help="MaskablePPO rollout length between updates")
-    parser.add_argument("--dqn-steps", type=positive_int, default=50_000, help="DQN timesteps")
-    parser.add_argument("--sarsa-episodes", type=positive_int, default=100_000, help="SARSA episodes (games)")
+    parser.add_argument("--dqn-steps", type=at_most(positive_int, MAX_STEPS), default=50_000, help="DQN timesteps")
+    parser.add_argument("--sarsa-episodes", type=at_most(positive_int, MAX_STEPS), default=100_000,
+                        help="SARSA episodes (games)")
     parser.add_argument("--seat", choices=("X", "O"), default="X", help="the learners' mark (X moves first)")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of every agent")
-    parser.add_argument("--threads", type=positive_int, default=1,
+    parser.add_argument("--seed", type=at_most(non_negative_int, 2**32 - 1), default=0, help="seed of every agent")
+    parser.add_argument("--threads", type=at_most(positive_int, 256), default=1,
                         help="torch CPU threads (1 is fastest for these small networks)")
     output = parser.add_argument_group("output")
-    output.add_argument("--out", type=writable_folder, default=Path("runs") / STEM,
-                        help=f"folder for {STEM}.md, {STEM}.json and the trained models")
+    output.add_argument("--out", type=writable_folder,
+                        help=f"folder for {STEM}.md, {STEM}.json and the trained models "
+                             f"(default: runs/{STEM}__seed__time__tag, a new one)")
     output.add_argument("--json", type=writable_file, help="also write the JSON to this file")
     output.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    output.add_argument("--overwrite", action="store_true", help="allow writing over the files already in --out")
     return parser
 
 
@@ -55,8 +63,17 @@ def check(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
         parser.error(f"--ppo-n-steps ({args.ppo_n_steps}) must not exceed --ppo-steps ({args.ppo_steps})")
 
 
+def choose_out(args: argparse.Namespace) -> None:
+    """Set --out (a new folder under runs/ by default); unless --overwrite, refuse one that holds our files."""
+    args.out = args.out or Path("runs") / run_name("TicTacToe-v0", STEM, args.seed)
+    taken = [args.out / name for name in FILES if (args.out / name).exists()]
+    if taken and not args.overwrite:
+        raise RLTorchError(f"{taken[0]} exists: choose another --out, or pass --overwrite")
+
+
 def run(args: argparse.Namespace, command: str) -> int:
-    """Train and evaluate every agent, then write and print the table."""
+    """Train and evaluate every agent, then write and print the table (refusing to overwrite, before any work)."""
+    choose_out(args)
     torch.set_num_threads(args.threads)
     args.out.mkdir(parents=True, exist_ok=True)
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None

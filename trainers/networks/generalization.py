@@ -20,7 +20,7 @@ from rltorch.envs.tictactoe.encoder import BoardEncoder
 from rltorch.envs.tictactoe.env import TicTacToeEnv, afterstate, legal_moves
 from rltorch.envs.tictactoe.exact import exact_outcome_vs_random
 from rltorch.envs.tictactoe.solver import count_reachable_keys, learner_positions, optimal_moves
-from rltorch.run.options import make_parser, non_negative_int, positive_float, positive_int, writable_file
+from rltorch.run.options import at_most, make_parser, non_negative_int, positive_float, positive_int, writable_file
 from rltorch.run.output import print_json
 from rltorch.values.networks import VNetwork
 
@@ -46,10 +46,12 @@ def random_move_share(positions: list) -> float:
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
     parser = make_parser(__doc__)
-    parser.add_argument("--episodes", type=positive_int, default=1500, help="training episodes for each learner")
-    parser.add_argument("--hidden", type=positive_int, nargs="+", default=[64], help="hidden layer widths")
-    parser.add_argument("--lr", type=positive_float, default=3e-3, help="Adam learning rate")
-    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed")
+    parser.add_argument("--episodes", type=at_most(positive_int, 10**7), default=1500,
+                        help="training episodes for each learner")
+    parser.add_argument("--hidden", type=at_most(positive_int, 4096), nargs="+", default=[64],
+                        help="hidden layer widths")
+    parser.add_argument("--lr", type=at_most(positive_float, 10.0), default=3e-3, help="Adam learning rate")
+    parser.add_argument("--seed", type=at_most(non_negative_int, 2**32 - 1), default=0, help="seed")
     parser.add_argument("--json", type=writable_file, help="write the figures here")
     return parser
 

@@ -20,6 +20,7 @@ and the streams restart from (seed, new world, rank, saved episode count).
 from __future__ import annotations
 
 import signal
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -99,6 +100,14 @@ def gather_state(engine: BatchedES) -> dict[str, Any] | None:
     return {**engine.state_dict(), "world": parallel.world_size(), "generators": generators}
 
 
+def gather_copy(engine: BatchedES) -> dict[str, Any] | None:
+    """`gather_state` holding its own copies of the tensors (the engine goes on adding to its own); a collective."""
+    state = gather_state(engine)
+    if state is None:
+        return None
+    return {key: value.clone() if isinstance(value, torch.Tensor) else value for key, value in state.items()}
+
+
 def load_state(engine: BatchedES, state: dict[str, Any] | None) -> None:
     """Restore rank 0's `state` (from `gather_state` or an older one-process checkpoint) on every rank.
 
@@ -115,4 +124,10 @@ def load_state(engine: BatchedES, state: dict[str, Any] | None) -> None:
         start_streams(engine)
 
 
-__all__ = ["STOP_SLOTS", "gather_state", "load_state", "start_streams", "stream_seed", "train"]
+__all__ = ["STOP_SLOTS", "gather_copy", "gather_state", "load_state", "start_streams", "stream_seed", "train"]
+
+
+if __name__ == "__main__":
+    print("thorp_distributed.py is a module of thorp_study.py"
+          "; run python trainers/thorp/thorp_study.py --help", file=sys.stderr)
+    sys.exit(2)

@@ -12,6 +12,7 @@ the decision (no dealer natural), as MC ES sees them, since a peeked natural lea
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from functools import cache
 
@@ -35,6 +36,9 @@ from thorp_learning import LearnedPolicy  # noqa: E402
 from thorp_table import DEALER_CARDS, thorp_action  # noqa: E402
 
 SOFT_18, ACE = (1, 7), 1
+# Font sizes in points, legible in the PNGs at the study's --dpi default (150): visit counts in the policy cells,
+# panel titles, legends.
+COUNT_FONT, TITLE_FONT, LEGEND_FONT = 9, 12, 10
 DECKS = ((None, "infinite deck"), (1, "single deck"))
 PEEKS = ((True, "dealer peeks (Thorp's game)"), (False, "no peek (Sutton & Barto's game)"))
 History = dict[tuple[int | None, bool], dict[str, list[float]]]
@@ -126,15 +130,15 @@ def figure_soft18(history: History) -> Figure:
             gaps.plot(record["episodes"], gap, color=hit_color, label=f"{deck_name}: exact {exact_gap:+.4f}")
             gaps.axhline(exact_gap, color=hit_color, linestyle=":", linewidth=1.2)
         values.set_ylim(min(exact_values) - 0.06, max(exact_values) + 0.06)
-        values.set_title(title, fontsize=10)
+        values.set_title(title, fontsize=TITLE_FONT)
         values.set_ylabel("value at the decision")
-        values.legend(fontsize=8)
+        values.legend(fontsize=LEGEND_FONT)
         gaps.axhline(0, color="black", linewidth=0.8)
         gaps.set_ylim(-0.06, 0.06)
         gaps.set_ylabel("Q(hit) − Q(stand)  (> 0: hit)")
         gaps.set_xscale("log")
         gaps.set_xlabel("episodes (half of them from A-7 vs A; log scale)")
-        gaps.legend(fontsize=8)
+        gaps.legend(fontsize=LEGEND_FONT)
     figure.suptitle("Soft 18 (A-7) against an ace: MC ES estimates (solid) and exact values (dotted)")
     return figure
 
@@ -168,7 +172,7 @@ def figure_policies(policy: LearnedPolicy) -> Figure:
                 if not visits:
                     continue
                 grid[row, column] = policy.action(state)
-                ax.text(column, row, _short(visits), ha="center", va="center", fontsize=6.5,
+                ax.text(column, row, _short(visits), ha="center", va="center", fontsize=COUNT_FONT,
                         color="white" if grid[row, column] else "black")
                 if grid[row, column] != thorp_action(state[0], dealer, state[2], state[3], state[4]):
                     ax.add_patch(plt.Rectangle((column - 0.5, row - 0.5), 1, 1, fill=False, ec="red", lw=2))
@@ -176,10 +180,10 @@ def figure_policies(policy: LearnedPolicy) -> Figure:
         ax.set_xticks(range(len(DEALER_CARDS)), [RANK_NAMES[d] for d in DEALER_CARDS])
         ax.set_yticks(range(len(labels)), labels)
         ax.set_xlabel("dealer up card")
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title, fontsize=TITLE_FONT)
     axes.flat[-1].axis("off")
     axes.flat[-1].text(0, 0.5, "dark: hit, light: stand\nnumbers: visits (stand + hit)\n"
-                       "red square: differs from Thorp", fontsize=11)
+                       "red square: differs from Thorp", fontsize=TITLE_FONT)
     figure.suptitle("MC ES policy on the expanded state, single deck, dealer peeks")
     return figure
 
@@ -199,3 +203,9 @@ __all__ = [
     "soft18_history",
     "soft18_starts",
 ]
+
+
+if __name__ == "__main__":
+    print("thorp_figures.py is a module of thorp_study.py"
+          "; run python trainers/thorp/thorp_study.py --help", file=sys.stderr)
+    sys.exit(2)

@@ -14,6 +14,7 @@ natural as -1 for the random first action instead of leaving it out). `LearnedPo
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -204,3 +205,9 @@ __all__ = [
     "make_trainer",
     "two_card_starts",
 ]
+
+
+if __name__ == "__main__":
+    print("thorp_learning.py is a module of thorp_study.py"
+          "; run python trainers/thorp/thorp_study.py --help", file=sys.stderr)
+    sys.exit(2)

@@ -9,6 +9,7 @@ for each hand where Thorp or MC ES plays differently from the oracle, the EV giv
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -169,3 +170,9 @@ __all__ = [
     "report_markdown",
     "soft18_table",
 ]
+
+
+if __name__ == "__main__":
+    print("thorp_report.py is a module of thorp_study.py"
+          "; run python trainers/thorp/thorp_study.py --help", file=sys.stderr)
+    sys.exit(2)

@@ -9,6 +9,7 @@ expanded-state policies with visit counts); logs to TensorBoard under --log-dir 
 (`rltorch.checkpoints.load` gives its greedy agent for `BlackjackEnv` with the study's rules).
 Under torchrun the batched engine runs data-parallel over the ranks (`thorp_distributed`, docs/distributed.md):
 `torchrun --standalone --nproc-per-node 2 trainers/thorp/thorp_study.py ...`; rank 0 alone writes.
+An existing run folder, checkpoint or report in --out is refused (before any work) unless --overwrite.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 from tqdm import tqdm
@@ -27,6 +28,7 @@ from rltorch.checkpoints import load_checkpoint, save_checkpoint
 from rltorch.errors import RLTorchError
 from rltorch.logger import NullLogger, TensorBoardLogger
 from rltorch.run.options import (
+    at_most,
     existing_file,
     make_parser,
     non_negative_int,
@@ -37,11 +39,12 @@ from rltorch.run.options import (
 )
 from rltorch.run.output import StopSignals, print_json, run_cli, run_name
 from rltorch.run.plots import save_png
+from rltorch.run.session import check_run_name
 
 import thorp_distributed
 import thorp_figures
 import thorp_learning as thorp_study
-from thorp_engine import BatchedES
+from thorp_engine import BatchedES, check_state
 from thorp_learning import LearnedPolicy
 from thorp_report import report_markdown
 
@@ -50,43 +53,55 @@ REPORT, SOFT18_FIGURE, POLICY_FIGURE = "thorp_report.md", "thorp_soft18_ace.png"
 STUDY_ENV = {"keys": "q", "env_class": "rltorch.envs.blackjack.env:BlackjackEnv", "env_id": "rltorch/Blackjack-v0",
              "env_kwargs": {"decks": 1, "dealer_peeks": True, "expanded_state": True,
                                                               "player_draws_below_12": False}}
+# Upper bounds of the options: far past any run here (the docs plan 1e11 hands on 64 ranks), below any overflow.
+MAX_SEED, MAX_EPISODES, MAX_BATCH, MAX_THREADS = 2**32 - 1, 10**13, 1 << 24, 256
+MAX_DPI, MAX_TIMEOUT_S = 600, 86_400.0
 
 
 def build_parser(check_resume: bool = True) -> argparse.ArgumentParser:
     """The script's options (`check_resume=False`: ranks other than 0 take --resume unchecked; only rank 0 reads it)."""
     parser = make_parser(__doc__)
     learning = parser.add_argument_group("learning")
-    learning.add_argument("--episodes", type=positive_int, default=2_000_000_000, help="MC ES episodes (hands)")
-    learning.add_argument("--seed", type=non_negative_int, default=0, help="seed of every random choice in the run")
+    learning.add_argument("--episodes", type=at_most(positive_int, MAX_EPISODES), default=2_000_000_000,
+                          help="MC ES episodes (hands)")
+    learning.add_argument("--seed", type=at_most(non_negative_int, MAX_SEED), default=0,
+                          help="seed of every random choice in the run")
     learning.add_argument("--engine", choices=("batched", "trainer"), default="batched",
                           help="batched torch engine, or MCExploringStarts on BlackjackEnv (about 50x slower)")
-    learning.add_argument("--batch", type=positive_int, default=1 << 17,
+    learning.add_argument("--batch", type=at_most(positive_int, MAX_BATCH), default=1 << 17,
                           help="batched engine: episodes played per greedy-policy update")
     learning.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="batched engine: torch device")
-    learning.add_argument("--threads", type=positive_int, default=1,
+    learning.add_argument("--threads", type=at_most(positive_int, MAX_THREADS), default=1,
                           help="torch CPU threads (1 is fastest for this engine on a small machine)")
     learning.add_argument("--resume", type=existing_file if check_resume else Path,
                           help="batched engine: continue from this checkpoint up to --episodes in all (0 more: "
-                               "only report)")
+                               "only report); a run that ended on a partial batch continues from its last whole "
+                               "batch, so the result equals one straight run")
     learning.add_argument("--inexact-resume", action="store_true",
-                          help="resume, with the same number of ranks, from a checkpoint saved inside a batch (the "
-                               "continuation then differs from a straight run; a signal always stops on a whole batch)")
-    learning.add_argument("--soft18-episodes", type=non_negative_int, default=8_000_000,
+                          help="resume, with the same number of ranks, from a checkpoint saved inside a batch that "
+                               "cannot continue exactly (another --batch, or an older checkpoint); the continuation "
+                               "then differs from a straight run")
+    learning.add_argument("--soft18-episodes", type=at_most(non_negative_int, 10**10), default=8_000_000,
                           help="episodes of each soft-18 convergence run (4 runs; 0 skips that figure)")
-    learning.add_argument("--dist-timeout", type=positive_float, default=parallel.DEFAULT_TIMEOUT_S,
+    learning.add_argument("--dist-timeout", type=at_most(positive_float, MAX_TIMEOUT_S),
+                          default=parallel.DEFAULT_TIMEOUT_S,
                           help="under torchrun: seconds a rank waits for the others before it stops with one line")
     output = parser.add_argument_group("output")
     output.add_argument("--out", type=writable_folder,
                         help="folder for the report and figures (default: the run folder; docs to update the README's)")
     output.add_argument("--log-dir", type=writable_folder, default=Path("runs"), help="TensorBoard root folder")
     output.add_argument("--run-name", help="run folder name (default: Blackjack-single-deck__thorp-es__seed__time)")
-    output.add_argument("--log-every", type=positive_int, default=20_000_000, help="episodes between logs")
+    output.add_argument("--log-every", type=at_most(positive_int, MAX_EPISODES), default=20_000_000,
+                        help="episodes between logs")
     output.add_argument("--checkpoint", type=writable_file, help="checkpoint path (default: checkpoints/<run>.pt)")
-    output.add_argument("--checkpoint-every", type=non_negative_int, default=0,
+    output.add_argument("--checkpoint-every", type=at_most(non_negative_int, MAX_EPISODES), default=0,
                         help="batched engine: also save the checkpoint every this many episodes (0: at the end only)")
     output.add_argument("--json", type=writable_file, help="write the final metrics to this JSON file")
-    output.add_argument("--dpi", type=positive_int, default=80, help="resolution of the PNGs")
+    output.add_argument("--dpi", type=at_most(positive_int, MAX_DPI), default=150, help="resolution of the PNGs")
     output.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    output.add_argument("--overwrite", action="store_true",
+                        help="allow writing into an existing run folder, over an existing checkpoint, or over the "
+                             "report and figures in --out")
     return parser
 
 
@@ -101,39 +116,81 @@ def log_policy(logger: TensorBoardLogger, policy: LearnedPolicy, step: int) -> N
 
 
 def save_batched(checkpoint: Path | None, engine: BatchedES, seconds: float) -> None:
-    """Save the batched engine's run to `checkpoint` (rank 0; every rank calls this: the state is gathered)."""
+    """Save the batched engine's run to `checkpoint` (rank 0; every rank calls this: the state is gathered).
+
+    After a partial last batch the checkpoint also holds the state after the last whole batch
+    (`last_whole_batch`), which `resume_state` continues from.
+    """
     state = thorp_distributed.gather_state(engine)
     if state is None or checkpoint is None:
         return
     table = engine.to_qtable()
+    whole = {"last_whole_batch": engine.whole_batch_state} if engine.whole_batch_state is not None else {}
     save_checkpoint(checkpoint, {"config": {**engine.config(), **STUDY_ENV}, "value_fn_config": table.config(),
                                  "value_fn_state": table.state_dict(), "episodes": engine.episodes,
-                                 "seconds": seconds, "engine": state})
+                                 "seconds": seconds, "engine": state, **whole})
+
+
+class Resumed(NamedTuple):
+    """What --resume continues from: the engine state, the seconds spent so far, and a saved state after the last
+    whole batch to keep if nothing more is played (None when `state` is that state, or there is none)."""
+
+    state: dict[str, Any]
+    seconds: float
+    whole: dict[str, Any] | None
+
+
+def resume_state(args: argparse.Namespace, world: int) -> Resumed:
+    """What --resume continues from (see `Resumed`); RLTorchError in one line for a file that is not fit.
+
+    Rank 0 calls this before anything is made. A run that ended on a partial batch is continued from the state
+    after its last whole batch (same --batch, same number of ranks), so that it equals one straight run; any
+    other checkpoint saved inside a batch needs --inexact-resume (with another number of ranks the streams
+    restart anyway).
+    """
+    saved = load_checkpoint(args.resume)
+    state, seconds = saved.get("engine"), saved.get("seconds", 0.0)
+    if state is None:
+        raise RLTorchError(f"{args.resume} holds no batched-engine state to resume (made with --engine trainer?)")
+    size = torch.Generator(parallel.local_device(args.device)).get_state().numel()
+    whole = saved.get("last_whole_batch")
+    try:
+        check_state(state, size)
+        if whole is not None:
+            check_state(whole, size)
+    except ValueError as error:
+        raise RLTorchError(f"{args.resume} is not a Thorp study checkpoint: {error}") from None
+    seconds = float(seconds) if isinstance(seconds, (int, float)) else 0.0
+    if state.get("world", 1) != world or args.episodes <= state["episodes"]:
+        return Resumed(state, seconds, whole)
+    if whole is not None and whole.get("batch") == args.batch:
+        return Resumed(whole, seconds, None)
+    if state["episodes"] % args.batch and not args.inexact_resume:
+        raise RLTorchError(f"{args.resume} was saved after {state['episodes']:,} episodes, inside a --batch "
+                           f"{args.batch:,} batch it cannot continue exactly, so resuming cannot equal one straight "
+                           "run; pass --inexact-resume to continue anyway")
+    return Resumed(state, seconds, None)
 
 
 def train_batched(args: argparse.Namespace, logger: TensorBoardLogger, signals: StopSignals | None = None,
-                  checkpoint: Path | None = None) -> tuple[BatchedES, float]:
+                  checkpoint: Path | None = None,
+                  resumed: Resumed | None = None) -> tuple[BatchedES, float]:
     """Run the batched engine (from --resume if given) with a progress bar and logs; return it and its seconds.
 
-    Under torchrun every rank calls this: rank 0 reads --resume and hands the state to the others, the
-    ranks play their shares of each batch, and only rank 0 shows progress, logs and saves to `checkpoint`
-    every --checkpoint-every episodes.
+    Under torchrun every rank calls this: rank 0 reads --resume (`resumed`, if it did already) and hands the
+    state to the others, the ranks play their shares of each batch, and only rank 0 shows progress, logs and
+    saves to `checkpoint` every --checkpoint-every episodes. Whole batches come first; before a partial last
+    batch the state is kept in `engine.whole_batch_state` for the checkpoint (see `resume_state`).
     """
     signals = signals or StopSignals(lambda: None)
     rank0 = parallel.is_rank0()
     engine, seconds = thorp_study.make_engine(args.seed, parallel.local_device(args.device)), 0.0
     if args.resume:
-        saved = load_checkpoint(args.resume) if rank0 else None
-        if saved is not None and "engine" not in saved:
-            raise RLTorchError(f"{args.resume} holds no batched-engine state to resume (made with --engine trainer?)")
-        same_ranks = saved is not None and saved["engine"].get("world", 1) == (
-            torch.distributed.get_world_size() if torch.distributed.is_initialized() else 1)
-        if same_ranks and saved["episodes"] % args.batch and not args.inexact_resume:
-            raise RLTorchError(f"{args.resume} was saved after {saved['episodes']:,} episodes, not a whole number of "
-                               f"--batch {args.batch:,} batches, so resuming cannot equal one straight run; pass "
-                               "--inexact-resume to continue anyway")
-        thorp_distributed.load_state(engine, saved["engine"] if saved is not None else None)
-        seconds = saved.get("seconds", 0.0) if saved is not None else 0.0
+        if rank0 and resumed is None:
+            resumed = resume_state(args, parallel.world_size())
+        thorp_distributed.load_state(engine, resumed.state if rank0 else None)
+        seconds = resumed.seconds if rank0 else 0.0
+        engine.whole_batch_state = resumed.whole if rank0 and args.episodes <= engine.episodes else None
     else:
         thorp_distributed.start_streams(engine)
     next_log = (engine.episodes // args.log_every + 1) * args.log_every
@@ -152,10 +209,16 @@ def train_batched(args: argparse.Namespace, logger: TensorBoardLogger, signals: 
             save_batched(checkpoint, engine, seconds + time.perf_counter() - start)
 
     more = max(args.episodes - engine.episodes, 0)
+    whole = more - more % args.batch
     with tqdm(total=more, unit="ep", unit_scale=True, disable=args.no_progress or not rank0,
               dynamic_ncols=True) as bar:
-        stopped = thorp_distributed.train(engine, more, batch=args.batch, callback=after_batch,
+        stopped = thorp_distributed.train(engine, whole, batch=args.batch, callback=after_batch,
                                           stop=lambda: signals.received)
+        if stopped is None and whole < more:  # a partial last batch: keep the state an exact resume starts from
+            snapshot = thorp_distributed.gather_copy(engine)
+            engine.whole_batch_state = None if snapshot is None else {**snapshot, "batch": args.batch}
+            stopped = thorp_distributed.train(engine, more - whole, batch=args.batch, callback=after_batch,
+                                              stop=lambda: signals.received)
     if stopped is not None:
         if signals.received is None:  # another rank was signalled: stop (and exit) as it does
             signals.received = stopped
@@ -164,13 +227,11 @@ def train_batched(args: argparse.Namespace, logger: TensorBoardLogger, signals: 
     return engine, seconds + time.perf_counter() - start
 
 
-def train(args: argparse.Namespace, logger: TensorBoardLogger, checkpoint: Path,
-          signals: StopSignals) -> tuple[LearnedPolicy, dict]:
+def train(args: argparse.Namespace, logger: TensorBoardLogger, checkpoint: Path, signals: StopSignals,
+          resumed: Resumed | None = None) -> tuple[LearnedPolicy, dict]:
     """Train with the chosen engine, save the checkpoint; return the learned policy and the run's numbers."""
     start = time.perf_counter()
     if args.engine == "trainer":
-        if args.resume:
-            raise RLTorchError("--resume works with the batched engine only")
         trainer = thorp_study.make_trainer(args.seed, logger)
         signals.on_stop = lambda: setattr(trainer, "stop_requested", True)
         trainer.train(args.episodes, log_every=min(args.log_every, 100_000), eval_every=0,
@@ -179,7 +240,7 @@ def train(args: argparse.Namespace, logger: TensorBoardLogger, checkpoint: Path,
         trainer.save(checkpoint)
         policy = LearnedPolicy.from_table(trainer.value_fn)
     else:
-        engine, seconds = train_batched(args, logger, signals, checkpoint)
+        engine, seconds = train_batched(args, logger, signals, checkpoint, resumed)
         save_batched(checkpoint, engine, seconds)
         policy, episodes = LearnedPolicy.from_engine(engine), engine.episodes
         extra = {"seed": engine.seed, "batch": args.batch, "device": args.device, "threads": args.threads,
@@ -213,20 +274,41 @@ def draw_figures(args: argparse.Namespace, policy: LearnedPolicy, logger: Tensor
     return numbers
 
 
-def run_study(args: argparse.Namespace, signals: StopSignals) -> dict[str, Any] | None:
-    """Train, report, draw; return the metrics (None on ranks other than 0: they only train)."""
+def output_files(args: argparse.Namespace) -> list[str]:
+    """The names of the files the study writes into --out."""
+    return [REPORT, POLICY_FIGURE] + ([SOFT18_FIGURE] if args.soft18_episodes else [])
+
+
+def plan_outputs(args: argparse.Namespace) -> None:
+    """Settle the run name, checkpoint and output folder in `args`; unless --overwrite, refuse to replace any of
+    them (a checkpoint being resumed may be written over: the run goes on in it)."""
+    args.run_name = check_run_name(args.run_name) if args.run_name else \
+        run_name("Blackjack-single-deck", "thorp-es", args.seed)
+    args.checkpoint = args.checkpoint or Path("checkpoints") / f"{args.run_name}.pt"
+    args.out = args.out or args.log_dir / args.run_name
+    if args.overwrite:
+        return
+    continued = args.resume is not None and args.checkpoint.resolve() == Path(args.resume).resolve()
+    taken = [path for path in [args.log_dir / args.run_name, *(args.out / name for name in output_files(args)),
+                               *([] if continued else [args.checkpoint])] if path.exists()]
+    if taken:
+        raise RLTorchError(f"{taken[0]} exists: choose another --run-name, --out or --checkpoint, or pass --overwrite")
+
+
+def run_study(args: argparse.Namespace, signals: StopSignals, resumed: Resumed | None = None) -> dict[str, Any] | None:
+    """Train, report, draw; return the metrics (None on ranks other than 0: they only train).
+
+    Rank 0 expects `plan_outputs(args)` done (and `resumed` read) before: nothing here refuses a file.
+    """
     torch.set_num_threads(args.threads)
     if not parallel.is_rank0():
         engine, seconds = train_batched(args, NullLogger(), signals)
         save_batched(None, engine, seconds)  # hands this rank's stream to rank 0's checkpoint
         return None
-    name = args.run_name or run_name("Blackjack-single-deck", "thorp-es", args.seed)
-    checkpoint = args.checkpoint or Path("checkpoints") / f"{name}.pt"
-    args.out = args.out or args.log_dir / name
     args.out.mkdir(parents=True, exist_ok=True)
-    logger = TensorBoardLogger(args.log_dir / name)
+    logger = TensorBoardLogger(args.log_dir / args.run_name)
     logger.hyperparameters({key: str(value) for key, value in vars(args).items()})
-    policy, run = train(args, logger, checkpoint, signals)
+    policy, run = train(args, logger, args.checkpoint, signals, resumed)
     agreement, acceptance = thorp_study.agreement(policy), thorp_study.acceptance(policy)
     soft18 = draw_figures(args, policy, logger, signals)
     figures = [POLICY_FIGURE] + ([SOFT18_FIGURE] if soft18 else [])
@@ -235,20 +317,30 @@ def run_study(args: argparse.Namespace, signals: StopSignals) -> dict[str, Any] 
     logger.text("report", report)
     logger.close()
     return {**run, "acceptance": acceptance, "agreement": agreement, "key_states": thorp_study.key_states(policy),
-            "soft18": soft18, "report": str(args.out / REPORT), "checkpoint": str(checkpoint),
+            "soft18": soft18, "report": str(args.out / REPORT), "checkpoint": str(args.checkpoint),
             "log_dir": str(logger.log_dir)}
 
 
 def study(args: argparse.Namespace) -> int:
-    """Run the study with SIGINT/SIGTERM turned into a clean stop; return the exit status."""
+    """Run the study with SIGINT/SIGTERM turned into a clean stop; return the exit status.
+
+    Every refusal comes before any file or folder is made: rank 0 reads --resume and settles its outputs before
+    the ranks join.
+    """
     if args.device == "cuda" and not torch.cuda.is_available():
         raise RLTorchError("--device cuda was asked for but no GPU is available")
     if parallel.env_world() > 1 and args.engine == "trainer":
         raise RLTorchError("--engine trainer runs in one process; under torchrun use the batched engine")
+    if args.resume and args.engine == "trainer":
+        raise RLTorchError("--resume works with the batched engine only")
+    resumed = None
+    if parallel.env_rank() == 0:
+        resumed = resume_state(args, parallel.env_world()) if args.resume else None
+        plan_outputs(args)
     signals = StopSignals(lambda: None)
     try:
         with parallel.joined(timeout_s=args.dist_timeout, device=args.device), signals.active():
-            metrics = run_study(args, signals)  # Ctrl-C while joining the ranks: interrupted
+            metrics = run_study(args, signals, resumed)  # Ctrl-C while joining the ranks: interrupted
             if metrics is not None:
                 print_json(metrics, args.json)
     except parallel.LostContact as error:

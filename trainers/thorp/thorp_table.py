@@ -17,6 +17,7 @@ against a 10 (other hard 14s hit). Dealer cards are values 1..10, 1 = ace.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -82,3 +83,9 @@ __all__ = [
     "thorp_hand_action",
     "thorp_table",
 ]
+
+
+if __name__ == "__main__":
+    print("thorp_table.py is a module of thorp_study.py"
+          "; run python trainers/thorp/thorp_study.py --help", file=sys.stderr)
+    sys.exit(2)
