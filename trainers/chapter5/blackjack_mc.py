@@ -115,9 +115,9 @@ def build(args: argparse.Namespace) -> Any:
     )
 
 
-def train(args: argparse.Namespace) -> int:
+def train(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     """Build the trainer (before any file is made), then take the shared run path with the study's figures."""
-    resumed = apply_resume(args)
+    resumed = apply_resume(args, build_parser(), list(sys.argv[1:] if argv is None else argv))
     trainer = build(args)
     history = trainer.exact_eval = EvaluationHistory(trainer.exact_eval, trainer)
 
@@ -136,7 +136,7 @@ def train(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Parse `argv`, run, and turn rltorch errors into one message and a non-zero exit status."""
     args = build_parser().parse_args(argv)
-    return run_cli(lambda: train(args))
+    return run_cli(lambda: train(args, argv))
 
 
 if __name__ == "__main__":
