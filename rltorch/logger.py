@@ -1,11 +1,10 @@
-"""TensorBoard logging with namespaced tags, and the run-name convention."""
+"""TensorBoard logging with namespaced tags (run names are `rltorch.run.output.run_name`)."""
 
 from __future__ import annotations
 
 import contextlib
 import sys
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,11 +13,6 @@ import numpy as np
 from tensorboard.compat.proto.summary_pb2 import Summary
 from tensorboard.summary.writer.event_file_writer import _AsyncWriterThread
 from torch.utils.tensorboard import SummaryWriter
-
-
-def run_name(env: str, algo: str, seed: int) -> str:
-    """The run folder name `env__algo__seed__time`."""
-    return f"{env}__{algo}__{seed}__{int(time.time())}"
 
 
 class TensorBoardLogger:
