@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from math import isfinite
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
-from tqdm import tqdm
 
 from rltorch.agents import GreedyAgent
+from rltorch.callbacks import Callback, Evaluation, FunctionCallback, ProgressBar
 from rltorch.checkpoint_data import (
     env_rng_state,
     plain_config,
@@ -71,6 +71,9 @@ class Trainer:
         self.legal_actions = _legal_actions_of(env)
         self._set_block(Block.empty(self.is_game))
         self._episode_start = 0  # steps_done when the current episode began
+        self._callbacks: list[Callback] = []  # those of the `train` call under way
+        self._stop_from_eval = False
+        self.last_block: dict[str, float] = {}  # the means of the last logged block
         env.reset(seed=seed)
         self.eval_env.reset(seed=seed + 1)
 
@@ -154,42 +157,55 @@ class Trainer:
         eval_games: int = 500,
         progress: bool = True,
         callback: Callable[[Trainer], bool | None] | None = None,
+        callbacks: Sequence[Callback] = (),
     ) -> Trainer:
-        """Run `episodes` more episodes, logging and evaluating on a schedule counted from episode 0.
+        """Run `episodes` more episodes, logging blocks and calling callbacks on a schedule counted from episode 0.
 
-        The means of a block are logged at every multiple of `log_every` (and at the last episode asked for),
-        an evaluation runs at every multiple of `eval_every` (0: never), and `callback` is called after each
-        logged block (returning False stops). A stop request (`stop_requested`, set by a signal handler) ends
-        training at the next episode boundary without logging the unfinished block: its sums stay in the
+        The means of a block are logged at every multiple of `log_every` (and at the last episode asked for).
+        The callbacks (`rltorch.callbacks`) are, in order: an `Evaluation` every `eval_every` episodes (0:
+        none) of `eval_games` games, a `ProgressBar` when `progress`, `callback(trainer)` at every logged block,
+        then `callbacks`; any returning False stops. A stop request (`stop_requested`, set by a signal handler)
+        ends training at the next episode boundary without logging the unfinished block: its sums stay in the
         trainer and its checkpoint, so a resumed run logs what a straight run logs, at the same episodes.
         """
         if episodes < 0 or log_every < 1 or eval_every < 0:
             raise ValueError("episodes must be >= 0, log_every >= 1 and eval_every >= 0")
-        end = self.episodes_done + episodes
-        with tqdm(total=episodes, unit="ep", disable=not progress, dynamic_ncols=True) as bar:
-            while self.episodes_done < end:
-                start = self.episodes_done
-                next_eval = _next_multiple(start, eval_every) if eval_every else end
-                boundary = min(end, _next_multiple(start, log_every), next_eval)
-                self._run_block(boundary)
-                bar.update(self.episodes_done - start)
-                if self.episodes_done < boundary:
-                    break  # stopped inside a block
-                go_on = self._boundary(end, log_every, eval_every, eval_games, bar, callback)
-                if not go_on or self.stop_requested:
-                    break
+        self._callbacks = [*([Evaluation(eval_every, eval_games)] if eval_every else []),
+                           *([ProgressBar()] if progress else []),
+                           *([FunctionCallback(callback)] if callback is not None else []), *callbacks]
+        end, self._stop_from_eval = self.episodes_done + episodes, False
+        for each in self._callbacks:
+            each.on_start(self, end)
+        try:
+            self._loop(end, log_every)
+        finally:
+            for each in self._callbacks:
+                each.on_end(self)
+            self._callbacks = []
         return self
 
-    def _boundary(self, end: int, log_every: int, eval_every: int, eval_games: int, bar: tqdm,
-                  callback: Callable[[Trainer], bool | None] | None) -> bool:
-        """Log the block and evaluate where the schedule says; whether the callback lets training go on."""
+    def _loop(self, end: int, log_every: int) -> None:
+        """Run blocks up to `end`, stopping at every boundary of the block schedule and the callbacks."""
+        everies = [log_every, *(each.every for each in self._callbacks if each.every)]
+        while self.episodes_done < end:
+            boundary = min(end, *(_next_multiple(self.episodes_done, every) for every in everies))
+            self._run_block(boundary)
+            if self.episodes_done < boundary:
+                return  # stopped inside a block
+            if not self._boundary(end, log_every) or self.stop_requested:
+                return
+
+    def _boundary(self, end: int, log_every: int) -> bool:
+        """Log the block where the schedule says, then call the callbacks due here; whether training goes on."""
         done = self.episodes_done
         logged = done % log_every == 0 or done == end
         if logged:
-            self._log_block(bar)
-        if eval_every and done % eval_every == 0:
-            self.log_evaluation(eval_games)
-        return not (logged and callback is not None and callback(self) is False)
+            self._log_block()
+        go_on = True
+        for each in self._callbacks:
+            if each.due(done, logged) and each.on_block(self) is False:
+                go_on = False
+        return go_on and not self._stop_from_eval
 
     def _set_block(self, block: Block) -> None:
         """Make `block` the one the next episodes and updates add to."""
@@ -206,19 +222,15 @@ class Trainer:
             stats.add(run_episode(schedule(episode)), self.steps_done - steps)
             self.episodes_done = episode + 1
 
-    def _log_block(self, bar: tqdm) -> None:
-        """Write the block's means to the logger and the progress bar, then start a new block."""
+    def _log_block(self) -> None:
+        """Write the block's means to the logger (and keep them as `last_block`), then start a new block."""
         block, step = self._block, self.episodes_done
         scalars = block.scalars()
-        postfix = {"return": f"{scalars['train/return']:.2f}"}
         if self.uses_epsilon():
-            scalars["train/epsilon"] = epsilon = self.schedule(step)
-            postfix["eps"] = f"{epsilon:.3f}"
-        if "train/win_rate" in scalars:
-            postfix["win"] = f"{scalars['train/win_rate']:.2f}"
+            scalars["train/epsilon"] = self.schedule(step)
         scalars.update(self.value_fn.diagnostics())
         self.logger.scalars(scalars, step)
-        bar.set_postfix(postfix, refresh=False)
+        self.last_block = scalars
         self._set_block(Block.empty(self.is_game))
 
     # --- evaluation and saving ------------------------------------------------------------
@@ -241,6 +253,9 @@ class Trainer:
             scalars.update(self.exact_eval(self.agent()))
         self.logger.scalars(scalars, self.episodes_done)
         self.logger.histogram("value/histogram", self.value_fn.histogram_values(), self.episodes_done)
+        for each in self._callbacks:
+            if each.on_eval(self, scalars) is False:
+                self._stop_from_eval = True
         return scalars
 
     def config(self) -> dict[str, Any]:
