@@ -2,14 +2,15 @@
 
 The work: SARSA (alpha 0.5, epsilon 0.1, gamma 1) on Gymnasium's CliffWalking-v1, every run starting
 from zero values. (a) `rltorch.engines.BatchedEngine` runs --runs runs of --episodes episodes as one
-batch, on each backend: torch (lanes in lockstep as tensors, on --device) and numba (one loop per
-lane, on the CPU; skipped when numba is not installed). (b) `rltorch.trainers.SARSATrainer` with a
-QTable on `gym.make("CliffWalking-v1")` and (c) a plain loop written the way the book's companion code
-is (a numpy Q array, `np.random` choices, a step function for the cliff) each run --sequential-runs
-runs of the same length, one after another. Each is timed in process CPU time (all threads) and in
-wall time, best of --rounds rounds; the rates are agent steps (all runs' episode lengths) per second.
-Target: the batched engine at least 50 times the per-step trainer's steps per CPU second.
-Usage: python bench/batched_cliff.py [--runs 3000] [--episodes 100] [--sequential-runs 10] [--json PATH]
+batch (one numba loop per run, one thread), for --algo (default sarsa; every algorithm with a fast
+form when --algo all). (b) `rltorch.trainers.SARSATrainer` with a QTable on
+`gym.make("CliffWalking-v1")` and (c) a plain loop written the way the book's companion code is (a
+numpy Q array, `np.random` choices, a step function for the cliff) each run --sequential-runs runs
+of the same length, one after another. Each is timed in process CPU time and in wall time, best of
+--rounds rounds, the engine's compilation outside the timing; the rates are agent steps (all runs'
+episode lengths) per second. Target: the batched engine at least 50 times the per-step trainer's
+steps per CPU second.
+Usage: python bench/batched_cliff.py [--runs 3000] [--episodes 100] [--algo sarsa|...|all] [--json PATH]
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 
-from rltorch.engines import BatchedEngine, numba_control
+from rltorch.engines import ALGORITHMS, BatchedEngine
 from rltorch.mdp import from_gymnasium
 from rltorch.policies import ConstantSchedule
 from rltorch.run.options import at_most, make_parser, non_negative_int, positive_int, writable_file
@@ -85,10 +86,10 @@ def per_step_trainer(runs: int, episodes: int, seed: int) -> int:
     return steps
 
 
-def batched(backend: str, device: str, runs: int, episodes: int, seed: int) -> int:
-    """`BatchedEngine.run` of `runs` SARSA runs as one batch; returns the agent steps."""
-    engine = BatchedEngine(from_gymnasium(gym.make("CliffWalking-v1")), device=device, backend=backend)
-    return engine.run("sarsa", [ALPHA] * runs, episodes, epsilon=EPSILON, gamma=GAMMA, seed=seed,
+def batched(algorithm: str, runs: int, episodes: int, seed: int) -> int:
+    """`BatchedEngine.run` of `runs` runs of `algorithm` as one batch (n = 3 for n-step SARSA); the agent steps."""
+    engine = BatchedEngine(from_gymnasium(gym.make("CliffWalking-v1")))
+    return engine.run(algorithm, [ALPHA] * runs, episodes, epsilon=EPSILON, gamma=GAMMA, n=3, seed=seed,
                       keep_values=False).steps
 
 
@@ -108,18 +109,17 @@ def timed(work: Callable[[], int], rounds: int) -> dict[str, float]:
 def measure(args: argparse.Namespace) -> dict[str, dict[str, float]]:
     """Every contender's best round."""
     seed, episodes = args.seed, args.episodes
-    contenders: dict[str, Callable[[], int]] = {
-        "batched_torch": lambda: batched("torch", args.device, args.runs, episodes, seed),
-        "per_step_trainer": lambda: per_step_trainer(args.sequential_runs, episodes, seed),
-        "plain_python": lambda: plain_sarsa(args.sequential_runs, episodes, seed),
-    }
-    if numba_control.available():
-        batched("numba", "cpu", 3, 2, seed)  # compile (or load the cache) outside the timing
-        contenders["batched_numba"] = lambda: batched("numba", "cpu", args.runs, episodes, seed)
+    algorithms = list(ALGORITHMS) if args.algo == "all" else [args.algo]
+    contenders: dict[str, Callable[[], int]] = {}
+    for algorithm in algorithms:
+        batched(algorithm, 3, 2, seed)  # compile outside the timing
+        contenders[f"batched_{algorithm}"] = lambda algorithm=algorithm: batched(algorithm, args.runs, episodes, seed)
+    contenders["per_step_trainer"] = lambda: per_step_trainer(args.sequential_runs, episodes, seed)
+    contenders["plain_python"] = lambda: plain_sarsa(args.sequential_runs, episodes, seed)
     results = {}
     for name, work in contenders.items():
         results[name] = timed(work, args.rounds)
-        print(f"{name:<18} {results[name]['steps_per_cpu_second']:>14,.0f} steps/CPU s "
+        print(f"{name:<26} {results[name]['steps_per_cpu_second']:>14,.0f} steps/CPU s "
               f"{results[name]['steps_per_second']:>14,.0f} steps/s  ({results[name]['steps']:,} steps)", flush=True)
     return results
 
@@ -133,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="runs of the per-step trainer and of the plain loop")
     parser.add_argument("--rounds", type=at_most(positive_int, MAX_ROUNDS), default=2,
                         help="rounds of each; the best counts")
-    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda", "auto"), help="the torch backend's device")
+    parser.add_argument("--algo", default="sarsa", choices=(*ALGORITHMS, "all"), help="the engine's algorithm")
     parser.add_argument("--seed", type=at_most(non_negative_int, 2**32 - 1), default=0, help="seed of every contender")
     parser.add_argument("--json", type=writable_file, help="write the figures to this file")
     return parser
@@ -143,18 +143,18 @@ def main(argv: list[str] | None = None) -> dict:
     """Parse the options, measure, print the ratios (and write the JSON)."""
     args = build_parser().parse_args(argv)
     torch.set_num_threads(1)
-    print(f"SARSA on CliffWalking-v1, alpha={ALPHA} epsilon={EPSILON} gamma={GAMMA}: {args.runs:,} batched runs, "
-          f"{args.sequential_runs} sequential runs, {args.episodes} episodes each; best of {args.rounds} rounds")
+    print(f"CliffWalking-v1, alpha={ALPHA} epsilon={EPSILON} gamma={GAMMA}: {args.runs:,} batched runs of {args.algo}, "
+          f"{args.sequential_runs} sequential SARSA runs, {args.episodes} episodes each; best of {args.rounds} rounds")
     results = measure(args)
     trainer = results["per_step_trainer"]["steps_per_cpu_second"]
     ratios = {name: row["steps_per_cpu_second"] / trainer for name, row in results.items()}
     best = max(ratios[name] for name in ratios if name.startswith("batched"))
     for name, ratio in ratios.items():
-        print(f"{name:<18} {ratio:>8.1f} x the per-step trainer")
-    print(f"batched engine: {best:.1f} x the per-step trainer (target >= {TARGET:.0f}): "
+        print(f"{name:<26} {ratio:>8.1f} x the per-step trainer (SARSA)")
+    print(f"batched engine: {best:.1f} x the per-step SARSA trainer (target >= {TARGET:.0f}): "
           f"{'met' if best >= TARGET else 'MISSED'}")
     report = {"alpha": ALPHA, "epsilon": EPSILON, "gamma": GAMMA, "runs": args.runs, "episodes": args.episodes,
-              "sequential_runs": args.sequential_runs, "rounds": args.rounds, "device": args.device,
+              "sequential_runs": args.sequential_runs, "rounds": args.rounds, "algo": args.algo,
               "results": results, "ratio_to_per_step_trainer": ratios, "target": TARGET, "target_met": best >= TARGET}
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")

@@ -13,21 +13,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trainers" / "chapter5"))
+import plain_blackjack
 
-import plain_blackjack  # noqa: E402
-
-from rltorch.logger import TensorBoardLogger  # noqa: E402
-from rltorch.run.options import at_most, make_parser, positive_int, writable_file  # noqa: E402
-
-from chapter5_methods import make_trainer  # noqa: E402
+from rltorch.logger import TensorBoardLogger
+from rltorch.run.options import at_most, make_parser, positive_int, writable_file
+from trainers.chapter5.methods import make_trainer
 
 WORKLOADS = {"prediction": ("prediction", plain_blackjack.book_prediction, plain_blackjack.lean_prediction),
              "es": ("es", plain_blackjack.book_es, plain_blackjack.lean_es)}

@@ -2,7 +2,7 @@
 
 Each run starts its ranks with torch.multiprocessing (gloo over 127.0.0.1, one torch thread a rank, as
 `torchrun --standalone` would), plays one untimed warm-up batch, then times `--episodes` episodes of
-`thorp_distributed.train` between barriers on rank 0 (start-up excluded). The all-reduce is timed twice:
+`trainers.thorp.distributed.train` between barriers on rank 0 (start-up excluded). The all-reduce is timed twice:
 inside the training loop, what it costs there (starting it, and the wait left once the rank has dealt its
 next batch, the wait for the slower rank included), and alone, `--reduce-repeats` times back to back on
 the same packed int64 tensor. Rounds alternate 1 and 2 ranks; the best round of each counts (a shared
@@ -24,21 +24,17 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import torch
 import torch.multiprocessing as mp
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "trainers" / "thorp"))
-
-from rltorch import parallel  # noqa: E402
-from rltorch.run.options import at_most, make_parser, positive_int, writable_file  # noqa: E402
-from rltorch.run.output import print_json  # noqa: E402
-
-import thorp_distributed  # noqa: E402
-from thorp_engine import STATISTICS  # noqa: E402
-from thorp_learning import make_engine  # noqa: E402
+from rltorch import parallel
+from rltorch.run.options import at_most, make_parser, positive_int, writable_file
+from rltorch.run.output import print_json
+from trainers.thorp import distributed
+from trainers.thorp.engine import STATISTICS
+from trainers.thorp.learning import make_engine
 
 HANDS = 10**11
 TARGET_WORLDS = (8, 64)
@@ -59,8 +55,8 @@ def worker(rank: int, world: int, port: int, episodes: int, batch: int, repeats:
     torch.set_num_threads(1)
     parallel.init_from_env(timeout_s=300)
     engine = make_engine(0)
-    thorp_distributed.start_streams(engine)
-    thorp_distributed.train(engine, batch, batch)  # warm-up batch
+    distributed.start_streams(engine)
+    distributed.train(engine, batch, batch)  # warm-up batch
     start_reduce, in_loop = parallel.start_all_reduce_sum, []
 
     def timed_reduce(tensor: torch.Tensor) -> Callable[[], torch.Tensor]:
@@ -80,12 +76,12 @@ def worker(rank: int, world: int, port: int, episodes: int, batch: int, repeats:
     parallel.start_all_reduce_sum = timed_reduce
     parallel.barrier()
     start, cpu_start = time.perf_counter(), time.process_time()
-    thorp_distributed.train(engine, episodes, batch)
+    distributed.train(engine, episodes, batch)
     cpu_seconds = time.process_time() - cpu_start
     parallel.barrier()
     seconds = time.perf_counter() - start
     parallel.start_all_reduce_sum = start_reduce
-    packed = torch.zeros(STATISTICS + thorp_distributed.STOP_SLOTS, dtype=torch.int64)
+    packed = torch.zeros(STATISTICS + distributed.STOP_SLOTS, dtype=torch.int64)
     parallel.barrier()
     alone_start = time.perf_counter()
     for _ in range(repeats):

@@ -11,19 +11,15 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import plain_sarsa
 
-import plain_sarsa  # noqa: E402
-
-from rltorch import QTable, SARSATrainer  # noqa: E402
-from rltorch.envs import TicTacToeEnv  # noqa: E402
-from rltorch.logger import TensorBoardLogger  # noqa: E402
-from rltorch.run.options import at_most, make_parser, positive_int, writable_file  # noqa: E402
+from rltorch import QTable, SARSATrainer
+from rltorch.envs import TicTacToeEnv
+from rltorch.logger import TensorBoardLogger
+from rltorch.run.options import at_most, make_parser, positive_int, writable_file
 
 MAX_ROUNDS = 1000  # rounds of a measurement, at most
 

@@ -16,21 +16,17 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import gymnasium as gym
+import plain_qlearning
 
-import gymnasium as gym  # noqa: E402
-import plain_qlearning  # noqa: E402
-
-from rltorch import QLearningTrainer, QTable  # noqa: E402
-from rltorch.logger import TensorBoardLogger  # noqa: E402
-from rltorch.policies import ConstantSchedule  # noqa: E402
-from rltorch.run.options import at_most, make_parser, positive_int, step_size, unit_float, writable_file  # noqa: E402
+from rltorch import QLearningTrainer, QTable
+from rltorch.logger import TensorBoardLogger
+from rltorch.policies import ConstantSchedule
+from rltorch.run.options import at_most, make_parser, positive_int, step_size, unit_float, writable_file
 
 ENV_IDS = ("FrozenLake-v1", "CliffWalking-v1")
 TARGET_RATIO = 1 / 1.3  # rltorch's steps/s over the plain loop's, at least

@@ -1,6 +1,12 @@
-"""Learning targets as pure functions of rewards and value estimates.
+"""Learning targets as pure functions of rewards and value estimates, and the tabular update.
 
-Each gives just the reward on a terminal step: there is nothing to bootstrap from.
+Each gives just the reward on a terminal step: there is nothing to bootstrap from. A truncated step
+(a time limit) is not terminal: the trainers bootstrap from its next state.
+
+Written once for both forms of an algorithm: the per-step trainers call these functions as Python;
+`rltorch.engines.core` registers those named in `NUMBA_TARGETS` with numba, so the batched engine
+compiles the same source (`values` there is a numpy array of the legal actions' values). Those keep
+to what numba compiles: loops, no generators, no allocation.
 """
 
 from __future__ import annotations
@@ -10,9 +16,13 @@ from collections.abc import Sequence
 
 from rltorch.policies import greedy
 
+# The functions the batched engine compiles with numba (rltorch.engines.core registers them): a new one joins here.
+NUMBA_TARGETS = ("sarsa_target", "q_learning_target", "epsilon_greedy_expectation", "expected_sarsa_target",
+                 "n_step_return", "step_toward")
+
 
 def sarsa_target(reward: float, next_value: float, gamma: float, terminated: bool) -> float:
-    """SARSA: `r + gamma * Q(s', a')`, or `r` when the episode ended."""
+    """SARSA: `r + gamma * Q(s', a')`, or `r` when the episode ended (any one-step `r + gamma * v` target)."""
     return reward if terminated else reward + gamma * next_value
 
 
@@ -21,13 +31,28 @@ def q_learning_target(reward: float, next_values: Sequence[float], gamma: float,
     return reward if terminated else reward + gamma * max(next_values)
 
 
-def expected_sarsa_target(
-    reward: float, next_values: Sequence[float], probabilities: Sequence[float], gamma: float, terminated: bool
-) -> float:
-    """Expected SARSA: `r + gamma * sum_a' pi(a'|s') Q(s', a')`, or `r` when the episode ended."""
-    if terminated:
-        return reward
-    return reward + gamma * sum(p * v for p, v in zip(probabilities, next_values, strict=True))
+def epsilon_greedy_expectation(values: Sequence[float], epsilon: float) -> float:
+    """`sum_a pi(a) v(a)` for epsilon-greedy pi over `values`: epsilon / n each, plus (1 - epsilon) / k for the k best.
+
+    The floats of `epsilon_greedy_probabilities` summed left to right from 0 (what n-step Expected SARSA
+    bootstraps from); ties among the best share the greedy mass, as `Trainer.choose` breaks them at random.
+    """
+    best = max(values)
+    ties = 0
+    for value in values:
+        ties += value == best
+    base = epsilon / len(values)
+    greedy = base + (1.0 - epsilon) / ties
+    total = 0.0
+    for value in values:
+        total += (greedy if value == best else base) * value
+    return total
+
+
+def expected_sarsa_target(reward: float, next_values: Sequence[float], epsilon: float, gamma: float,
+                          terminated: bool) -> float:
+    """Expected SARSA: `r + gamma * sum_a' pi(a'|s') Q(s', a')` for epsilon-greedy pi, or `r` when the episode ended."""
+    return reward if terminated else reward + gamma * epsilon_greedy_expectation(next_values, epsilon)
 
 
 def epsilon_greedy_probabilities(values: Sequence[float], epsilon: float) -> list[float]:
@@ -38,11 +63,6 @@ def epsilon_greedy_probabilities(values: Sequence[float], epsilon: float) -> lis
     best, n = max(values), len(values)
     ties = sum(1 for value in values if value == best)
     return [epsilon / n + ((1.0 - epsilon) / ties if value == best else 0.0) for value in values]
-
-
-def expected_value(values: Sequence[float], probabilities: Sequence[float]) -> float:
-    """`sum_a pi(a|s) Q(s, a)`: the state's value under the policy, what n-step Expected SARSA bootstraps from."""
-    return sum(p * v for p, v in zip(probabilities, values, strict=True))
 
 
 def double_q_learning_target(
@@ -66,9 +86,14 @@ def n_step_return(rewards: Sequence[float], gamma: float, bootstrap: float | Non
     With one reward this is `r + gamma * bootstrap` exactly, the one-step targets' float.
     """
     following = 0.0 if bootstrap is None else bootstrap
-    for reward in reversed(rewards):
-        following = reward + gamma * following
+    for index in range(len(rewards) - 1, -1, -1):
+        following = rewards[index] + gamma * following
     return following
+
+
+def step_toward(value: float, alpha: float, target: float) -> float:
+    """The tabular update `value + alpha * (target - value)`, with `QTable.update`'s float operations."""
+    return value + alpha * (target - value)
 
 
 def monte_carlo_returns(rewards: Sequence[float], gamma: float) -> list[float]:

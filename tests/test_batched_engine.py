@@ -1,55 +1,48 @@
-"""The batched engine against the per-step trainers (exact, fed the same draws), its seeds, slices and Figure 6.3.
+"""The batched engine against the per-step trainers (exact, fed the same draws, time limits included), its seeds,
+slices and threads, and Figure 6.3.
 
-How the equivalence tests feed both sides the same numbers: one recorded stream of floats per run.
-The per-step trainer draws from it through `RecordedRandom` (`random()` is the next float,
-`randrange(n)` is floor(u * n) of the next float) and through `StreamEnv`, a Gymnasium env over the
-same finite model that draws its start state and transition outcomes from the stream (inverse CDF,
-only when there is more than one outcome). The engine gets the same list through `SequenceDraws`,
-which hands a lane its next number only when the sequential algorithm would draw one; the order is
-documented in `rltorch.engines.onestep` and `rltorch.engines.nstep`. Both must end with the same
-values (float64, compared exactly) and the same episode returns, having consumed the same draws.
+How the equivalence tests feed both sides the same numbers: lane l of the engine draws, on demand, from
+the stream of its run (`rltorch.engines.uniforms(seed, run, count)` is that stream in numpy). The per-step
+trainer reads the same list through `RecordedRandom` (`random()` is the next number, `randrange(n)` is
+floor(u * n) of the next) and through `StreamEnv`, a Gymnasium env over the same finite model that draws
+its start state and transition outcomes from it (the first running sum above u, a draw only when there is
+more than one outcome), wrapped in Gymnasium's `TimeLimit` where the engine has a time limit. Both must end
+with the same values (float64, compared exactly), the same episode returns and lengths, having consumed
+the same number of draws.
 """
 
 from __future__ import annotations
 
 import math
 import random
-import re
 
 import gymnasium as gym
 import numpy as np
 import pytest
 import torch
 from gymnasium import spaces
+from gymnasium.wrappers import TimeLimit
 
-from rltorch.engines import BatchedEngine, SequenceDraws, numba_control, run_keys
-from rltorch.engines.draws import hash_words
-from rltorch.mdp import FiniteModel, Transition
+from rltorch.engines import ALGORITHMS, BatchedEngine, run_keys, time_limit_of, uniforms
+from rltorch.errors import RLTorchError
+from rltorch.mdp import FiniteModel, Transition, from_gymnasium
 from rltorch.policies import ConstantSchedule
-from rltorch.trainers import (
-    DoubleQLearningTrainer,
-    ExpectedSARSATrainer,
-    NStepSARSATrainer,
-    QLearningTrainer,
-    SARSATrainer,
-    TDPrediction,
-)
-from rltorch.values import QTable, VTable
+from rltorch.trainers import TRAINERS, NStepTD
+from rltorch.values import QTable
 
-EPSILON = 0.2
-pytestmark = pytest.mark.usefixtures("one_thread")  # small tensor ops: a second thread only waits
+EPSILON, GAMMA, SEED = 0.2, 0.9, 3
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 class Stream:
-    """A recorded list of floats read in order."""
+    """A list of numbers read in order."""
 
-    def __init__(self, values: list[float]) -> None:
-        self.values, self.position = values, 0
+    def __init__(self, values: np.ndarray) -> None:
+        self.values, self.position = values.tolist(), 0
 
     def next(self) -> float:
-        value = self.values[self.position]
         self.position += 1
-        return value
+        return self.values[self.position - 1]
 
 
 class RecordedRandom(random.Random):
@@ -143,169 +136,130 @@ def cliff_model(rows: int = 3, columns: int = 5) -> FiniteModel:
     return FiniteModel(states, actions, transitions, {start: 1.0}, name="tiny-cliff").validate()
 
 
-MODELS = {"chain": chain_model, "cliff": cliff_model}
-
-
-def recorded(seed: int, count: int = 40_000) -> list[float]:
-    """A recorded stream of draws."""
-    rng = random.Random(seed)
-    return [rng.random() for _ in range(count)]
-
-
-def make_trainer(algorithm: str, env: gym.Env, alpha: float, policy=None):
-    common = {"gamma": 0.9, "schedule": ConstantSchedule(EPSILON), "seed": 0}
-    if algorithm == "td-prediction":
-        return TDPrediction(env, VTable(alpha=alpha), gamma=0.9, seed=0, policy=policy)
-    classes = {"sarsa": SARSATrainer, "expected-sarsa": ExpectedSARSATrainer, "qlearning": QLearningTrainer,
-               "double-qlearning": DoubleQLearningTrainer, "nstep-sarsa": NStepSARSATrainer}
-    extra = {"n": 3} if algorithm == "nstep-sarsa" else {}
-    return classes[algorithm](env, QTable(alpha=alpha), **common, **extra)
-
-
-def uniform_policy(model: FiniteModel) -> np.ndarray:
-    arrays = model.arrays()
-    return arrays.legal / arrays.legal.sum(axis=1, keepdims=True)
-
-
 def q_array(table: QTable, model: FiniteModel) -> np.ndarray:
-    arrays = model.arrays()
-    q = np.zeros(arrays.legal.shape)
+    q = np.zeros(model.arrays().legal.shape)
     for (state, action), value in table.table.items():
         q[model.index[state], action] = value
     return q
 
 
-def per_step_run(model, algorithm, alpha, stream_values, episodes):
-    """The trainer's final values, episode returns and draws consumed, fed `stream_values`."""
-    env, stream = StreamEnv(model), Stream(stream_values)
-    pi = uniform_policy(model)
-
-    def policy(state):
-        return categorical(list(pi[model.index[state]]), stream)
-
-    trainer = make_trainer(algorithm, env, alpha, policy)
-    env.stream, trainer.rng = stream, RecordedRandom(stream)
-    returns = [trainer.run_episode(EPSILON) for _ in range(episodes)]
+def per_step_run(model: FiniteModel, algorithm: str, alpha: float, draws: np.ndarray, episodes: int,
+                 limit: int | None, gamma: float = GAMMA, epsilon: float = EPSILON):
+    """The trainer's final values, episode returns and lengths, and draws consumed, fed `draws`."""
+    base, stream = StreamEnv(model), Stream(draws)
+    env = base if limit is None else TimeLimit(base, max_episode_steps=limit)
+    extra = {"n": 3} if issubclass(TRAINERS[algorithm], NStepTD) else {}
+    trainer = TRAINERS[algorithm](env, QTable(alpha=alpha), gamma=gamma, schedule=ConstantSchedule(epsilon), seed=0,
+                                  **extra)
+    base.stream, trainer.rng = stream, RecordedRandom(stream)
+    returns, lengths = [], []
+    for _ in range(episodes):
+        steps = trainer.steps_done
+        returns.append(trainer.run_episode(epsilon))
+        lengths.append(trainer.steps_done - steps)
     fn = trainer.value_fn
-    if algorithm == "td-prediction":
-        values = np.array([fn.value(s) for s in model.states])
-    elif algorithm == "double-qlearning":
-        values = np.stack([q_array(fn.first, model), q_array(fn.second, model)])
-    else:
-        values = q_array(fn, model)
-    return values, returns, stream.position
+    values = np.stack([q_array(fn.first, model), q_array(fn.second, model)]) if algorithm == "double-qlearning" \
+        else q_array(fn, model)
+    return values, returns, lengths, stream.position
 
 
-@pytest.mark.parametrize("model_name", sorted(MODELS))
-@pytest.mark.parametrize("algorithm", ["sarsa", "expected-sarsa", "qlearning", "double-qlearning", "nstep-sarsa",
-                                       "td-prediction"])
-def test_a_lane_equals_the_per_step_trainer_fed_the_same_draws(algorithm, model_name):
-    # Mutants that fail here (each tried): SARSA choosing A' after its own update; Q-learning choosing before its
-    # update; ties broken by the first index (in acting, or in Double Q's target argmax); n-step bootstrapping at
-    # h = T; a start draw after the last episode; a transition draw for a one-outcome pair.
+def assert_lane_is_the_trainer(result, lane: int, model: FiniteModel, algorithm: str, alpha: float, episodes: int,
+                               limit: int | None, **settings) -> None:
+    """Lane `lane` of `result` equals the per-step trainer fed its run's stream."""
+    draws = uniforms(SEED, int(result.run_index[lane]), int(result.draws[lane]) + 1)
+    values, returns, lengths, consumed = per_step_run(model, algorithm, alpha, draws, episodes, limit, **settings)
+    assert torch.equal(result.values[lane], torch.as_tensor(values)), f"lane {lane}: values differ"
+    assert result.returns[lane].tolist() == returns, f"lane {lane}: returns differ"
+    assert result.lengths[lane].tolist() == lengths, f"lane {lane}: lengths differ"
+    assert int(result.draws[lane]) == consumed, f"lane {lane}: draws differ"
+
+
+MODELS = {"chain": chain_model, "cliff": cliff_model}
+
+
+@pytest.mark.parametrize(("model_name", "limit"), [("chain", None), ("chain", 4), ("cliff", None), ("cliff", 9)])
+@pytest.mark.parametrize("algorithm", list(ALGORITHMS))
+def test_a_lane_equals_the_per_step_trainer_fed_the_same_draws(algorithm, model_name, limit):
+    # Mutants that fail here (each tried): SARSA choosing A' after its own update; Q-learning reading S' after its
+    # update; ties broken by the first index (acting, Double Q's target argmax); Double Q's tie drawn before its
+    # coin; n-step bootstrapping at h = T; the time limit ignored; a truncated step not bootstrapping; SARSA not
+    # choosing A' on a truncated step; a draw for a one-outcome pair.
     model = MODELS[model_name]()
-    alphas, episodes = [0.5, 0.1, 1.0], 20 if model_name == "chain" else 12
-    streams = [recorded(100 * lane + 7) for lane in range(len(alphas))]
-    pi = torch.as_tensor(uniform_policy(model))
-    draws = SequenceDraws(streams)
-    result = BatchedEngine(model).run(algorithm, alphas, episodes, epsilon=EPSILON, gamma=0.9, n=3, policy=pi,
-                                      draws=draws)
+    alphas, episodes = [0.5, 0.1, 1.0], 15
+    result = BatchedEngine(model).run(algorithm, alphas, episodes, epsilon=EPSILON, gamma=GAMMA, n=3, seed=SEED,
+                                      run_index=[4, 0, 9], time_limit=limit)
+    if limit is not None:
+        assert bool((result.lengths == limit).any())  # some episodes were truncated
     for lane, alpha in enumerate(alphas):
-        values, returns, consumed = per_step_run(model, algorithm, alpha, streams[lane], episodes)
-        assert torch.equal(result.values[lane], torch.as_tensor(values)), f"lane {lane} values differ"
-        assert result.returns[lane].tolist() == returns
-        assert draws.consumed()[lane] == consumed
+        assert_lane_is_the_trainer(result, lane, model, algorithm, alpha, episodes, limit)
+
+
+@pytest.mark.parametrize("algorithm", list(ALGORITHMS))
+def test_frozen_lake_lanes_equal_the_trainer_with_its_100_step_limit(algorithm):
+    # FrozenLake-v1's time limit (100 steps) truncates some episodes once the values steer away from the holes
+    # (Double Q-learning, updating each half half the time, takes longer to get there). Two truncating lanes and
+    # one other are checked. Mutant: the engine without the limit fails the first assert.
+    env = gym.make("FrozenLake-v1")
+    model, limit, episodes = from_gymnasium(env), time_limit_of(env), 1000 if algorithm == "double-qlearning" else 300
+    assert limit == 100
+    settings = {"gamma": 1.0, "epsilon": 0.05}
+    result = BatchedEngine(model).run(algorithm, [0.5] * 8, episodes, n=3, seed=SEED, time_limit=limit, **settings)
+    truncating = torch.nonzero((result.lengths == limit).any(dim=1)).flatten().tolist()
+    assert truncating, "no lane was truncated"
+    for lane in truncating[:2] + [min(set(range(8)) - set(truncating))]:
+        assert_lane_is_the_trainer(result, lane, model, algorithm, 0.5, episodes, limit, **settings)
 
 
 def test_mixed_control_lanes_each_equal_their_trainer():
-    # Mutant: the SARSA/Q-learning choice-row patch applied to every lane (SARSA reads its own update) fails.
+    # Mutant: lanes dispatched on the batch's first algorithm (not each lane's code) fails.
     model, episodes = cliff_model(), 12
     names, alphas = ["sarsa", "qlearning", "expected-sarsa", "sarsa"], [0.5, 0.5, 0.9, 1.0]
-    streams = [recorded(lane) for lane in range(4)]
-    result = BatchedEngine(model).run(names, alphas, episodes, epsilon=EPSILON, gamma=0.9,
-                                      draws=SequenceDraws(streams))
+    result = BatchedEngine(model).run(names, alphas, episodes, epsilon=EPSILON, gamma=GAMMA, seed=SEED)
     for lane, (name, alpha) in enumerate(zip(names, alphas, strict=True)):
-        values, returns, _ = per_step_run(model, name, alpha, streams[lane], episodes)
-        assert torch.equal(result.values[lane], torch.as_tensor(values))
-        assert result.returns[lane].tolist() == returns
+        assert_lane_is_the_trainer(result, lane, model, name, alpha, episodes, None)
 
 
-def test_draw_order_is_the_documented_one():
-    # Mutant: a start state drawn after the last episode (the trainer draws none) fails the count.
-    model = chain_model()
-    draws = SequenceDraws([recorded(3)], record=True)
-    BatchedEngine(model).run("qlearning", [0.5], 3, epsilon=EPSILON, draws=draws)
-    letters = {"start": "S", "epsilon": "E", "choice": "C", "transition": "T"}
-    trace = "".join(letters[purpose] for _, purpose, _ in draws.trace)
-    assert re.fullmatch(r"SEC?(T?S?EC?)*T?", trace), trace  # start, A_0; then per step: [T] [S] E [C]
-    assert trace.count("S") == 3 and "T" in trace and "C" in trace
-
-
-BACKENDS = ["torch", pytest.param("numba", marks=pytest.mark.skipif(not numba_control.available(),
-                                                                    reason="numba is not installed"))]
-
-
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_the_same_seed_gives_identical_results_and_another_seed_does_not(backend):
-    # Mutant: CounterDraws ignoring the seed (keys from the run index alone) fails the last assertion.
-    engine = BatchedEngine(cliff_model(), backend=backend)
+def test_the_same_seed_gives_identical_results_and_another_seed_does_not():
+    # Mutant: streams keyed by the run index alone (the seed ignored) fails the last assertion.
+    engine = BatchedEngine(cliff_model())
     first, second = (engine.run("sarsa", [0.5] * 4, 30, seed=11) for _ in range(2))
     other = engine.run("sarsa", [0.5] * 4, 30, seed=12)
     assert torch.equal(first.returns, second.returns) and torch.equal(first.values, second.values)
     assert not torch.equal(first.returns, other.returns)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_a_slice_of_runs_alone_equals_the_same_runs_in_a_bigger_batch(backend):
-    # Mutant: keys drawn from SeedSequence(seed).generate_state(total) (batch-size dependent) fails.
-    engine = BatchedEngine(cliff_model(), backend=backend)
+def test_a_slice_of_runs_alone_equals_the_same_runs_in_a_bigger_batch_on_any_threads():
+    # Mutants: streams keyed by the lane's position (not its global run index); threads sharing a scratch row.
     names = ["sarsa", "qlearning", "expected-sarsa"] * 4
     alphas = [0.2, 0.2, 0.2, 0.6, 0.6, 0.6, 0.9, 0.9, 0.9, 0.4, 0.4, 0.4]
     runs = list(range(10, 22))
-    whole = engine.run(names, alphas, 25, seed=5, run_index=runs)
-    part = engine.run(names[3:7], alphas[3:7], 25, seed=5, run_index=runs[3:7])
+    whole = BatchedEngine(cliff_model()).run(names, alphas, 25, seed=5, run_index=runs)
+    part = BatchedEngine(cliff_model(), threads=2).run(names[3:7], alphas[3:7], 25, seed=5, run_index=runs[3:7])
     assert torch.equal(whole.returns[3:7], part.returns) and torch.equal(whole.values[3:7], part.values)
 
 
-@pytest.mark.parametrize("algorithm", ["sarsa", "double-qlearning", "nstep-sarsa"])
-def test_dropping_finished_lanes_changes_nothing(algorithm, monkeypatch):
-    # Mutant: Lanes.select keeping the old record offsets (records land in the wrong rows) fails.
-    from rltorch.engines import batched
-
-    engine = BatchedEngine(chain_model(), backend="torch")
-    alphas = [0.5, 0.3, 0.9, 0.7, 0.2, 1.0]  # the lanes finish their episodes at different iterations
-    plain = engine.run(algorithm, alphas, 8, n=2, seed=1)
-    monkeypatch.setattr(batched, "MIN_COMPACT", 1)
-    monkeypatch.setattr(batched, "CHECK_EVERY", 2)
-    dropped = engine.run(algorithm, alphas, 8, n=2, seed=1)
-    assert torch.equal(plain.returns, dropped.returns) and torch.equal(plain.lengths, dropped.lengths)
-    assert torch.equal(plain.values, dropped.values)
+def test_progress_counts_every_episode_and_bad_requests_are_one_line():
+    seen: list[int] = []
+    BatchedEngine(chain_model()).run("qlearning", [0.5, 0.7], 250, progress=seen.append)
+    assert seen == sorted(seen) and seen[-1] == 500
+    with pytest.raises(RLTorchError, match="only sarsa, expected-sarsa and qlearning"):
+        BatchedEngine(chain_model()).run(["sarsa", "double-qlearning"], [0.5, 0.5], 2)
+    with pytest.raises(RLTorchError, match="time limit"):
+        BatchedEngine(chain_model()).run("sarsa", [0.5], 2, time_limit=0)
+    with pytest.raises(RLTorchError, match="no GPU form"):
+        BatchedEngine(chain_model(), device="cuda")
 
 
-@pytest.mark.skipif(not numba_control.available(), reason="numba is not installed")
-@pytest.mark.parametrize("model_name", sorted(MODELS))
-def test_the_numba_backend_equals_the_torch_engine(model_name):
-    # Mutant: the numba lanes' SARSA choosing A' after its own update within an episode fails.
-    model = MODELS[model_name]()
-    names = ["sarsa", "expected-sarsa", "qlearning"] * 3
-    alphas = [0.1, 0.1, 0.1, 0.5, 0.5, 0.5, 1.0, 1.0, 1.0]
-    torch_result, numba_result = (
-        BatchedEngine(model, backend=backend).run(names, alphas, 15, epsilon=EPSILON, gamma=0.9, seed=4,
-                                                  run_index=torch.arange(3, 12)) for backend in ("torch", "numba"))
-    assert torch.equal(torch_result.returns, numba_result.returns)
-    assert torch.equal(torch_result.lengths, numba_result.lengths)
-    assert torch.equal(torch_result.values, numba_result.values)
-
-
-def test_run_keys_are_spawned_children_and_the_hash_wraps_like_uint64():
-    # Mutant: a key taken from SeedSequence(seed + index) fails; so does an arithmetic (sign-filling) shift.
+def test_the_streams_are_spawned_children_hashed_like_uint64():
+    # Mutants: a key from SeedSequence(seed + index); an arithmetic (sign-filling) shift; the low half first.
     children = np.random.SeedSequence(9).spawn(6)
     keys = run_keys(9, [5, 2])
     assert keys[0].tolist() == children[5].generate_state(2, np.uint64).tolist()
     assert keys[1].tolist() == children[2].generate_state(2, np.uint64).tolist()
-    k = keys.view(np.int64)
-    words = hash_words(torch.from_numpy(k), torch.arange(3)).numpy().view(np.uint64)
-    assert words.tolist() == [[reference_hash(*key, c) for c in range(3)] for key in keys.tolist()]
+    k0, k1 = keys[0].tolist()
+    words = [reference_hash(k0, k1, c) for c in range(3)]
+    expected = [half * 2.0**-32 for word in words for half in (word >> 32, word & 0xFFFFFFFF)]
+    assert uniforms(9, 5, 5).tolist() == expected[:5]
 
 
 def reference_hash(k0: int, k1: int, counter: int) -> int:
@@ -321,7 +275,7 @@ def reference_hash(k0: int, k1: int, counter: int) -> int:
 
 def test_a_small_figure_6_3_has_the_books_orderings():
     # Mutant: `lanes` labelling the methods in another order (Q-learning lanes read as SARSA) fails.
-    from figure_6_3_curves import METHODS, compute_slice
+    from trainers.chapter6.figure_6_3_curves import METHODS, compute_slice
 
     sums = compute_slice(range(200), [0.5, 1.0], 100, seed=0)
     mean = sums.finish()["mean"]
@@ -333,7 +287,7 @@ def test_a_small_figure_6_3_has_the_books_orderings():
 
 def test_figure_slices_add_up_to_the_whole():
     # Mutant: compute_slice numbering lanes by their position in the slice (not the global run index) fails.
-    from figure_6_3_curves import compute_slice
+    from trainers.chapter6.figure_6_3_curves import compute_slice
 
     whole = compute_slice(range(6), [0.5], 5, seed=2, block=5)
     parts = compute_slice(range(0, 2), [0.5], 5, seed=2, block=5).merge(
@@ -347,7 +301,7 @@ def test_the_figure_script_writes_its_png_json_and_curves(tmp_path, capsys):
     # Mutant: --out ignored (files only in the run folder) fails; an unknown option must be one line, exit 2.
     import json
 
-    import figure_6_3
+    from trainers.chapter6 import figure_6_3
 
     status = figure_6_3.main(["--runs-interim", "10", "--episodes-interim", "20", "--runs-asymptotic", "1",
                               "--episodes-asymptotic", "100", "--alphas", "0.5", "--out", str(tmp_path / "out"),

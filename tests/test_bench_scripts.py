@@ -13,11 +13,14 @@ import pytest
 from rltorch.run import options
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = sorted([*ROOT.glob("bench/*.py"), *ROOT.glob("trainers/*.py"), *ROOT.glob("trainers/*/*.py")])
+# Every file but a package's __init__ (neither a script nor a helper module).
+FILES = sorted(path for path in [*ROOT.glob("bench/*.py"), *ROOT.glob("trainers/*.py"), *ROOT.glob("trainers/*/*.py")]
+               if path.name != "__init__.py")
 SCRIPTS = [path for path in FILES if "def main(argv" in path.read_text()]
 # One interpreter runs each file as `python FILE --help` would (its folder first on sys.path, as __main__); between
 # files it puts sys.path back and forgets the modules of bench/ and trainers/, so each file finds its imports
-# through its own path set-up alone. It prints {file: [exit status, stdout, stderr]} as JSON.
+# through its own folder and the installed `trainers` package alone (no path set-up of its own). It prints
+# {file: [exit status, stdout, stderr]} as JSON.
 CHILD = """
 import contextlib, io, json, os, runpy, sys
 studies, results = (sys.argv[1] + "/bench/", sys.argv[1] + "/trainers/"), {}
@@ -42,9 +45,9 @@ print(json.dumps(results))
 
 
 def test_every_file_under_bench_and_trainers_shows_its_usage_or_names_its_script(tmp_path):
-    # Mutants: blackjack_speed.py without trainers/chapter5 on its path (ModuleNotFoundError) fails; so does a
-    # helper module that prints nothing and exits 0 when run (thorp_engine.py before it named thorp_study.py).
-    assert len(SCRIPTS) >= 20 and len(FILES) - len(SCRIPTS) >= 17
+    # Mutants: blackjack_speed.py importing chapter5's methods by a bare name (ModuleNotFoundError) fails; so does a
+    # helper module that prints nothing and exits 0 when run (thorp's engine.py before it named study.py).
+    assert len(SCRIPTS) >= 20 and len(FILES) - len(SCRIPTS) >= 16
     result = subprocess.run([sys.executable, "-c", CHILD, str(ROOT), *map(str, FILES)], cwd=tmp_path,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
@@ -70,8 +73,10 @@ UNBOUNDED = {int, float, options.integer, options.positive_int, options.non_nega
              options.positive_float}
 
 
-def load_module(relative: str):
-    """Import a script as a module registered under a name of its own (its dataclasses look their module up)."""
+def load_module(relative: str, monkeypatch: pytest.MonkeyPatch):
+    """Import a script as a module registered under a name of its own (its dataclasses look their module up), with
+    its folder first on the path as `python FILE` has it (a bench script imports its plain baseline from there)."""
+    monkeypatch.syspath_prepend(str((ROOT / relative).parent))
     name = "bounded_" + Path(relative).stem
     spec = importlib.util.spec_from_file_location(name, ROOT / relative)
     module = sys.modules[name] = importlib.util.module_from_spec(spec)
@@ -80,9 +85,9 @@ def load_module(relative: str):
 
 
 @pytest.mark.parametrize("script", OWN_PARSERS)
-def test_every_numeric_option_has_an_upper_bound_checked_when_parsed(script, capsys):
+def test_every_numeric_option_has_an_upper_bound_checked_when_parsed(script, capsys, monkeypatch):
     # Mutants: --runs 1e19, --dpi 1e6 or Thorp's --threads 1e19 passed the parser and failed later.
-    parser = load_module(script).build_parser()
+    parser = load_module(script, monkeypatch).build_parser()
     numeric = [action for action in parser._actions if action.option_strings and action.type not in NOT_NUMBERS]
     for action in numeric:
         option = action.option_strings[-1]

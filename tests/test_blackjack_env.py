@@ -18,8 +18,7 @@ from rltorch.envs.blackjack.env import (
     is_natural,
     outcome,
 )
-
-from helpers import RiggedBlackjackEnv, hit_below_15_trace, without_mask
+from tests.helpers import RiggedBlackjackEnv, hit_below_15_trace, without_mask
 
 
 class NoDraws(random.Random):

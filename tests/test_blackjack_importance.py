@@ -15,8 +15,7 @@ from rltorch.importance import (
 from rltorch.trainers.offpolicy import BehaviourEpisode, OffPolicyMCControl, OffPolicyMCPrediction
 from rltorch.values import VTable
 from rltorch.values.weighted import WeightedQTable, WeightedVTable
-
-from chapter5_methods import BOOK_START_STATE, make_trainer
+from trainers.chapter5.methods import BOOK_START_STATE, make_trainer
 
 SOFT_13, SOFT_16, SOFT_20, HARD_12 = (13, 2, 1), (16, 2, 1), (20, 2, 1), (12, 2, 0)
 

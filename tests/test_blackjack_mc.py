@@ -10,9 +10,8 @@ from rltorch.envs.blackjack.evaluation import ExactBlackjack, StickAtLeast
 from rltorch.envs.blackjack.solver import GYMNASIUM_RULES, policy_value, states
 from rltorch.logger import NullLogger
 from rltorch.policies import ConstantSchedule
-
-from chapter5_methods import make_trainer
-from helpers import RiggedBlackjackEnv
+from tests.helpers import RiggedBlackjackEnv
+from trainers.chapter5.methods import make_trainer
 
 
 class RecordingEnv(BlackjackEnv):

@@ -10,9 +10,8 @@ import rltorch
 from rltorch.agents import PolicyAgent
 from rltorch.envs.blackjack.evaluation import StickAtLeast
 from rltorch.envs.blackjack.solver import policy_value, q_star
-
-from chapter5_figures import figure_5_1, figure_5_2
-from helpers import load_script, run_main
+from tests.helpers import load_script, run_main
+from trainers.chapter5.figures import figure_5_1, figure_5_2
 
 ROOT = Path(__file__).resolve().parents[1]
 

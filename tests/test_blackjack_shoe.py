@@ -9,8 +9,7 @@ from gymnasium.utils.env_checker import check_env
 from rltorch.envs.blackjack.env import HIT, STICK, BlackjackEnv
 from rltorch.envs.blackjack.shoe import SAME_VALUE, Shoe, check_start, is_pair
 from rltorch.envs.blackjack.single_deck import action_values, dealer_natural_chance, expanded_states, exploring_starts
-
-from helpers import RiggedBlackjackEnv, hit_below_15_trace, without_mask
+from tests.helpers import RiggedBlackjackEnv, hit_below_15_trace, without_mask
 
 
 def test_a_single_deck_deals_each_rank_four_times_without_replacement():

@@ -18,8 +18,7 @@ from rltorch.envs.random_walk import RandomWalkEnv
 from rltorch.envs.windy_gridworld import WindyGridworldEnv
 from rltorch.envs.windy_gridworld import env as windy
 from rltorch.mdp import deterministic_policy, evaluate_policy, model_of, value_iteration
-
-from helpers import without_mask
+from tests.helpers import without_mask
 
 REGISTRATIONS = (*random_walk.REGISTRATIONS, *windy_gridworld.REGISTRATIONS, *max_bias.REGISTRATIONS,
                  *dyna_maze.REGISTRATIONS)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import load_script
+from tests.helpers import load_script
+from trainers.chapter7 import nstep_walk_engine
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -191,7 +192,7 @@ def test_nstep_random_walk_runs_small_and_agrees_with_the_trainer(tmp_path):
 
 
 def test_nstep_replay_matches_nstep_td_prediction_float_for_float():
-    engine = nstep.sys.modules["nstep_walk_engine"]
+    engine = nstep_walk_engine
     seeds, n, alpha = [11, 12], 3, 0.3
     walks = engine.stack([engine.record_run(seed, 4) for seed in seeds], 4)
     values, errors = engine.replay(walks, n, nstep.np.array([alpha, 1.0]), nstep.true_values())

@@ -1,7 +1,6 @@
 """Data-parallel Thorp MC ES on loopback gloo ranks: same table everywhere, one-process equality, lost ranks, resume."""
 
 import copy
-import importlib.util
 import json
 import signal
 import sys
@@ -14,27 +13,20 @@ import torch
 
 from rltorch import parallel
 from rltorch.logger import NullLogger
-
-import thorp_distributed
-from helpers import launch, stop_all
-from thorp_engine import STATISTICS
-from thorp_learning import make_engine
+from tests.helpers import launch, stop_all
+from trainers.thorp import distributed
+from trainers.thorp import study as script
+from trainers.thorp.engine import STATISTICS
+from trainers.thorp.learning import make_engine
 
 ROOT = Path(__file__).resolve().parents[1]
-THORP = ROOT / "trainers" / "thorp"
-SCRIPT = THORP / "thorp_study.py"
-_spec = importlib.util.spec_from_file_location("thorp_study_script_for_distributed", SCRIPT)
-script = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(script)
+SCRIPT = ROOT / "trainers" / "thorp" / "study.py"
 
 EPISODES, BATCH, RESUMED = 50_000, 20_001, 80_000  # an odd batch: the ranks' shares differ by one
 # Each rank runs the study's main (its report stubbed), keeps the engine train_batched returned, saves its table.
 WORKER = """
-import importlib.util, os, sys, torch
-sys.path.insert(0, sys.argv[1])
-spec = importlib.util.spec_from_file_location("thorp_study_rank", os.path.join(sys.argv[1], "thorp_study.py"))
-script = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(script)
+import os, sys, torch
+from trainers.thorp import study as script
 held, original = {}, script.train_batched
 def capture(*args, **kwargs):
     held["engine"], seconds = original(*args, **kwargs)
@@ -42,13 +34,13 @@ def capture(*args, **kwargs):
 script.train_batched = capture
 # The report's exact-play comparison and figures cost seconds of CPU and are tested in one process elsewhere.
 script.log_policy = lambda *args: None
-script.thorp_study.agreement = lambda *args: {"clear_disagreements": []}
+script.learning.agreement = lambda *args: {"clear_disagreements": []}
 script.draw_figures = lambda *args: {}
 script.report_markdown = lambda *args: "report"
-status = script.main(sys.argv[3:])
+status = script.main(sys.argv[2:])
 e = held["engine"]
 torch.save({"sums": e.sums, "counts": e.counts, "episodes": e.episodes, "peeked": e.peeked_naturals,
-            "status": status}, os.path.join(sys.argv[2], "rank%s.pt" % os.environ["RANK"]))
+            "status": status}, os.path.join(sys.argv[1], "rank%s.pt" % os.environ["RANK"]))
 sys.exit(status)
 """
 
@@ -83,7 +75,7 @@ def two_ranks(tmp_path_factory):
     argv = ["--episodes", EPISODES, "--batch", BATCH, "--soft18-episodes", 0, "--no-progress", "--log-every", "1e9",
             "--out", "out", "--log-dir", "runs", "--run-name", "r", "--checkpoint", "c.pt", "--json", "m.json",
             "--dpi", 20, "--dist-timeout", 30]
-    ranks = launch([sys.executable, "-c", WORKER, str(THORP), str(folder), *map(str, argv)], 2, folder, "run")
+    ranks = launch([sys.executable, "-c", WORKER, str(folder), *map(str, argv)], 2, folder, "run")
     try:
         statuses = [process.wait(timeout=120) for process in ranks]
     finally:
@@ -110,17 +102,17 @@ def test_a_stop_or_a_save_between_batches_continues_as_the_straight_run():
     # Mutant: the stream not put back before the callback and the stop (the next deal already drawn) fails.
     saved = []
     straight = make_engine(0)
-    thorp_distributed.start_streams(straight)
-    thorp_distributed.train(straight, 30_000, 10_000,
+    distributed.start_streams(straight)
+    distributed.train(straight, 30_000, 10_000,
                             callback=lambda engine, size: saved.append(copy.deepcopy(engine.state_dict())))
     resumed = make_engine(0)
     resumed.load_state_dict(saved[0])
-    thorp_distributed.train(resumed, 20_000, 10_000)
+    distributed.train(resumed, 20_000, 10_000)
     stopped = make_engine(0)
-    thorp_distributed.start_streams(stopped)
-    assert thorp_distributed.train(stopped, 30_000, 10_000, stop=lambda: signal.SIGTERM) == signal.SIGTERM
+    distributed.start_streams(stopped)
+    assert distributed.train(stopped, 30_000, 10_000, stop=lambda: signal.SIGTERM) == signal.SIGTERM
     assert stopped.episodes == 10_000
-    thorp_distributed.train(stopped, 20_000, 10_000)
+    distributed.train(stopped, 20_000, 10_000)
     for engine in (resumed, stopped):
         assert torch.equal(engine.sums, straight.sums) and torch.equal(engine.counts, straight.counts)
         assert torch.equal(engine.generator.get_state(), straight.generator.get_state())

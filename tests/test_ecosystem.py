@@ -20,8 +20,7 @@ from rltorch.envs.blackjack.solver import start_distribution as blackjack_starts
 from rltorch.envs.tictactoe.exact import random_vs_random
 from rltorch.errors import RLTorchError
 from rltorch.external import exact_evaluation, sb3_policy, uniform_random
-
-from helpers import ScriptedOpponent
+from tests.helpers import ScriptedOpponent
 
 ENV_IDS = [env_id for env_id, _, _ in REGISTRATIONS]
 
@@ -245,7 +244,7 @@ def test_dqn_trains_when_an_illegal_move_loses_and_is_evaluated_exactly(one_torc
 
 def test_comparison_script_help_and_options():
     pytest.importorskip("sb3_contrib")
-    import sb3_comparison
+    from trainers.ecosystem import sb3_comparison
 
     with pytest.raises(SystemExit) as exit_info:
         sb3_comparison.main(["--help"])
@@ -260,7 +259,7 @@ def test_comparison_script_writes_the_table_and_json(tmp_path, capsys, one_torch
     pytest.importorskip("sb3_contrib")
     import json
 
-    import sb3_comparison
+    from trainers.ecosystem import sb3_comparison
 
     out = tmp_path / "out"
     argv = ["--ppo-steps", "256", "--ppo-n-steps", "128", "--dqn-steps", "300", "--sarsa-episodes", "300",

@@ -20,9 +20,9 @@ from rltorch.envs.blackjack.solver import (
     dealer_final_distribution,
     policy_value,
 )
-
-from chapter5_figures import importance_sampling_errors, run_seeds
-from chapter5_methods import BOOK_START_STATE
+from rltorch.run.many_runs import run_seeds
+from trainers.chapter5.figures import importance_sampling_errors
+from trainers.chapter5.methods import BOOK_START_STATE
 
 STICK_ON_20 = StickAtLeast(20)
 

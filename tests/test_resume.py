@@ -157,7 +157,7 @@ def test_an_afterstate_network_resumes_with_its_optimizer_state(tmp_path):
 
 
 def blackjack(method: str, env: Callable[[], BlackjackEnv] = BlackjackEnv) -> Callable[[], Trainer]:
-    """The chapter-5 trainers on blackjack, built as trainers/chapter5/chapter5_methods.py builds them."""
+    """The chapter-5 trainers on blackjack, built as trainers/chapter5/methods.py builds them."""
     def make() -> Trainer:
         common = {"gamma": 1.0, "seed": 4}
         if method == "prediction":

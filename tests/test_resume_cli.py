@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 import torch
-from test_resume_exact import events, same
 
 from rltorch.checkpoints import save_checkpoint
 from rltorch.run.cli import main
 from rltorch.trainers import TRAINERS, Trainer
+from tests.test_resume_exact import events, same
 
 ROOT = Path(__file__).resolve().parents[1]
 QUIET = ["--eval-every", "0", "--test-games", "10", "--no-progress"]
@@ -56,7 +56,7 @@ def test_resume_without_repeating_env_equals_a_straight_run(env, tmp_path, monke
 
 def test_options_that_would_change_a_resumed_run_are_refused(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    assert main(["train", *ENVS["frozen lake"], "--episodes", "100", *QUIET, "--run-name", "r"]) == 0
+    assert main(["train", *ENVS["frozen lake"], "--episodes", "100", "--alpha", "0.1", *QUIET, "--run-name", "r"]) == 0
     before = set(tmp_path.rglob("*"))
     for extra, message in ((["--alpha", "0.5"], "--alpha 0.5 differs from the resumed run's 0.1"),
                            (["--values", "afterstate"], "--values 'afterstate' differs"),

@@ -8,8 +8,7 @@ import pytest
 
 import rltorch
 from rltorch.run import cli
-
-from helpers import run_main
+from tests.helpers import run_main
 
 ROOT = Path(__file__).resolve().parents[1]
 GAME_AND_STUDY_WORDS = ("tictactoe", "blackjack", "thorp", "figure", "study", "play", "evaluation", "cli")

@@ -7,8 +7,7 @@ import pytest
 
 import rltorch
 from rltorch.run import cli
-
-from helpers import load_script, run_main
+from tests.helpers import load_script, run_main
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = ["sarsa_trainer.py", "qlearning_trainer.py", "mc_trainer.py"]

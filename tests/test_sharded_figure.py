@@ -2,20 +2,17 @@
 
 import json
 import sys
-from pathlib import Path
 
-import figure_6_3
 import numpy as np
 import pytest
 import torch
 
 from rltorch import parallel
 from rltorch.engines import BatchedEngine
+from tests.helpers import launch, stop_all
+from trainers.chapter6 import figure_6_3
+from trainers.chapter6.figure_6_3_curves import cliff_model
 
-from figure_6_3_curves import cliff_model
-from helpers import launch, stop_all
-
-CHAPTER6 = Path(__file__).resolve().parents[1] / "trainers" / "chapter6"
 # 45 interim runs in 45 one-run chunks over 2 ranks (23 + 22); 3 asymptotic runs with 20-episode curve points.
 ARGV = ["--runs-interim", "45", "--episodes-interim", "7", "--runs-asymptotic", "3", "--episodes-asymptotic", "2000",
         "--alphas", "0.3", "1.0", "--device", "cpu", "--threads", "1", "--no-progress", "--dpi", "20",
@@ -24,18 +21,17 @@ FIELDS = ("mean_sums", "square_sums", "block_sums")
 # Each rank runs the script's main, keeps the sums run_phases returned and saves them at full precision.
 WORKER = """
 import os, sys, numpy as np
-sys.path.insert(0, sys.argv[1])
-import figure_6_3
+from trainers.chapter6 import figure_6_3
 held, original = {}, figure_6_3.run_phases
 def capture(args, engine):
     held["results"], seconds = original(args, engine)
     return held["results"], seconds
 figure_6_3.run_phases = capture
-status = figure_6_3.main(sys.argv[3:])
+status = figure_6_3.main(sys.argv[2:])
 arrays = {f"{phase}.{field}": getattr(sums, field) for phase, sums in held["results"].items()
           for field in ("mean_sums", "square_sums", "block_sums")}
 arrays.update({f"{phase}.counts": np.array([sums.runs, sums.steps]) for phase, sums in held["results"].items()})
-np.savez(os.path.join(sys.argv[2], "rank%s.npz" % os.environ["RANK"]), **arrays)
+np.savez(os.path.join(sys.argv[1], "rank%s.npz" % os.environ["RANK"]), **arrays)
 sys.exit(status)
 """
 
@@ -53,7 +49,7 @@ def one_process_sums() -> dict[str, np.ndarray]:
 
 def test_two_ranks_give_the_one_process_figure_to_the_last_bit(tmp_path):
     # Mutants: a rank folding only its own chunks (no all-gather), or chunks cut by the number of ranks, fail.
-    ranks = launch([sys.executable, "-c", WORKER, str(CHAPTER6), str(tmp_path), *ARGV], 2, tmp_path, "fig")
+    ranks = launch([sys.executable, "-c", WORKER, str(tmp_path), *ARGV], 2, tmp_path, "fig")
     try:
         statuses = [process.wait(timeout=120) for process in ranks]
     finally:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import free_port, launch, load_script, stop_all
+from tests.helpers import free_port, launch, load_script, stop_all
 
 ROOT = Path(__file__).resolve().parents[1]
 # script: its arguments at a tiny size (3, 5 and 7 runs: the two ranks' shares differ by one)
@@ -24,15 +24,10 @@ VARYING = ("seconds", "cpu_seconds", "machine", "command", "ranks")  # what may 
 # Each rank runs every study's main in turn, as `python trainers/<script>` would, each on a process group of its own
 # (its own MASTER_PORT): one interpreter per rank instead of one per study keeps the test short.
 WORKER = """
-import importlib.util, json, os, sys
-from pathlib import Path
-root, plan, statuses = Path(sys.argv[1]), json.loads(sys.argv[2]), []
+import importlib, json, os, sys
+plan, statuses = json.loads(sys.argv[1]), []
 for script, port, argv in plan:
-    path = root / "trainers" / script
-    sys.path.insert(0, str(path.parent))
-    spec = importlib.util.spec_from_file_location(path.stem + "_rank", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = importlib.import_module("trainers." + script.removesuffix(".py").replace("/", "."))
     os.environ["MASTER_PORT"] = str(port)
     statuses.append(module.main(argv))
 print("statuses", statuses, file=sys.stderr)
@@ -62,7 +57,7 @@ def both_ways(tmp_path_factory):
     plan = [[script, port, [*map(str, args), "--json", f"{name_of(script)}/two.json", "--log-dir",
                             f"{name_of(script)}/runs2", "--dist-timeout", "30"]]
             for (script, args), port in zip(STUDIES.items(), distinct_ports(len(STUDIES)), strict=True)]
-    ranks = launch([sys.executable, "-c", WORKER, str(ROOT), json.dumps(plan)], 2, folder, "rank")
+    ranks = launch([sys.executable, "-c", WORKER, json.dumps(plan)], 2, folder, "rank")
     try:
         for script, args in STUDIES.items():
             work = folder / name_of(script)

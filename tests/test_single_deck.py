@@ -17,8 +17,7 @@ from rltorch.envs.blackjack.single_deck import (
     start_hands,
     value_from_deal,
 )
-
-from thorp_table import (
+from trainers.thorp.table import (
     EXCEPTIONS,
     HARD_STAND_FROM,
     SOFT_STAND_FROM,

@@ -1,10 +1,8 @@
 import argparse
-import importlib.util
 import json
 import math
 import pickle
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
 import torch
@@ -14,11 +12,11 @@ from rltorch.envs.blackjack.env import HIT, STICK
 from rltorch.envs.blackjack.single_deck import action_values, expanded_state, expanded_states
 from rltorch.envs.blackjack.solver import q_star, states
 from rltorch.logger import NullLogger
-
-from helpers import run_main
-from thorp_engine import STATES, BatchedES, index_state, state_index
-from thorp_figures import infinite_deck_values, soft18_exact, soft18_starts
-from thorp_learning import (
+from tests.helpers import run_main
+from trainers.thorp import study as script
+from trainers.thorp.engine import STATES, BatchedES, index_state, state_index
+from trainers.thorp.figures import infinite_deck_values, soft18_exact, soft18_starts
+from trainers.thorp.learning import (
     LearnedPolicy,
     acceptance,
     agreement,
@@ -28,13 +26,7 @@ from thorp_learning import (
     make_trainer,
     two_card_starts,
 )
-from thorp_report import cell_hands, cell_rows, exception_rows, report_markdown
-
-SCRIPT = Path(__file__).resolve().parents[1] / "trainers" / "thorp" / "thorp_study.py"
-_spec = importlib.util.spec_from_file_location("thorp_study_script_under_test", SCRIPT)
-script = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(script)
-
+from trainers.thorp.report import cell_hands, cell_rows, exception_rows, report_markdown
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 

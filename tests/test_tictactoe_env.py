@@ -17,8 +17,7 @@ from rltorch.envs.tictactoe.env import (
     winner,
 )
 from rltorch.envs.tictactoe.opponents import SmartRandomOpponent
-
-from helpers import ScriptedOpponent, without_mask
+from tests.helpers import ScriptedOpponent, without_mask
 
 
 @pytest.mark.parametrize("mark", [X, O])

@@ -3,8 +3,8 @@
 All-zero tables tie on every first visit, so a first-index argmax is a bias, not a detail (it moved
 Figure 6.5's Double Q-learning share of "left" over episodes 15-25 from 0.290 to 0.315). Each test
 counts, over seeded draws, that every tied action is picked about equally: in the per-step
-trainers' acting and Double Q-learning's target, and in the batched engine's lanes (torch and
-numba). Expected SARSA's expectation over tied maxima is checked by hand in every form. Where a
+trainers' acting and Double Q-learning's target, and in the batched engine's (numba) lanes.
+Expected SARSA's expectation over tied maxima is checked by hand in every form. Where a
 choice among ties stays deterministic (the exact solver's pi*, off-policy MC's greedy target
 policy) it is by design, and the tests pin it down. Each test's comment names the mutants it fails.
 """
@@ -16,17 +16,14 @@ import random
 import gymnasium as gym
 import numpy as np
 import pytest
-import torch
 from gymnasium import spaces
+from numba import njit
 
-from rltorch.engines import BatchedEngine, SequenceDraws, numba_control
-from rltorch.engines.episodes import Lanes
-from rltorch.engines.onestep import ControlKernel
-from rltorch.engines.tensors import ModelTensors
+from rltorch.engines import ALGORITHMS, BatchedEngine
 from rltorch.mdp import FiniteModel, Transition
 from rltorch.mdp.greedy import greedy_choice
 from rltorch.policies import ConstantSchedule
-from rltorch.targets import double_q_learning_target, epsilon_greedy_probabilities
+from rltorch.targets import double_q_learning_target, epsilon_greedy_expectation, epsilon_greedy_probabilities
 from rltorch.trainers import TRAINERS, DoubleQLearningTrainer, ExpectedSARSATrainer, NStepExpectedSARSATrainer
 from rltorch.values import QTable, WeightedQTable
 
@@ -95,15 +92,10 @@ def test_each_trainer_acts_on_a_tie_at_random(name):
     assert share_near(sum(taken), len(taken), 0.5)
 
 
-@pytest.mark.parametrize(("name", "backend"), [
-    *[(name, backend) for name in ("sarsa", "expected-sarsa", "qlearning") for backend in ("torch", "numba")],
-    ("double-qlearning", "torch"), ("nstep-sarsa", "torch")])
-def test_each_engine_lane_acts_on_a_tie_at_random(name, backend):
-    # Mutant: `ModelTensors.choose` (or numba's `_choose`) taking the first tie without the choice draw.
-    if backend == "numba" and not numba_control.available():
-        pytest.skip("numba is not installed")
-    result = BatchedEngine(steps_model(BANDIT), backend=backend).run(name, [0.5] * RUNS, 1, epsilon=0.0, n=2,
-                                                                     seed=3)
+@pytest.mark.parametrize("name", list(ALGORITHMS))
+def test_each_engine_lane_acts_on_a_tie_at_random(name):
+    # Mutant: the engine's `greedy` taking the first tie without the choice draw.
+    result = BatchedEngine(steps_model(BANDIT)).run(name, [0.5] * RUNS, 1, epsilon=0.0, n=2, seed=3)
     assert share_near(int(result.returns.sum()), RUNS, 0.5)
 
 
@@ -144,14 +136,16 @@ def test_double_q_breaks_its_target_tie_at_random_in_both_forms(form):
     assert share_near(int((values == 1.0).sum()), RUNS, 1 / 8)
 
 
-def test_the_engines_double_q_tie_draw_comes_right_after_its_coin():
-    # the documented order: ... transition, coin, [tie], [start]. Mutant: no tie draw (the first best).
-    draws = SequenceDraws([[random.Random(lane).random() for _ in range(200)] for lane in range(4)], record=True)
-    BatchedEngine(steps_model(FORK)).run("double-qlearning", [1.0] * 4, 6, epsilon=0.1, draws=draws)
+def test_double_q_draws_its_target_tie_right_after_its_coin_in_both_forms():
+    # The trainer's order (`learn_one_half`): ... transition, coin, [tie]. On FORK the target's argmax ties on every
+    # first visit; each engine lane, fed the same stream, must equal the trainer. Mutants: the engine's tie drawn
+    # before its coin, or not drawn (the first best), or drawn at the end of an episode.
+    from tests.test_batched_engine import SEED, assert_lane_is_the_trainer
+
+    model = steps_model(FORK)
+    result = BatchedEngine(model).run("double-qlearning", [1.0] * 4, 6, epsilon=0.1, gamma=0.9, seed=SEED)
     for lane in range(4):
-        purposes = [purpose for drawn, purpose, _ in draws.trace if drawn == lane]
-        ties = [i for i, purpose in enumerate(purposes) if purpose == "tie"]
-        assert ties and all(purposes[i - 1] == "coin" for i in ties), purposes
+        assert_lane_is_the_trainer(result, lane, model, "double-qlearning", 1.0, 6, None, epsilon=0.1)
 
 
 # --- Expected SARSA: the greedy mass is shared by the tied best actions -------------------------------------
@@ -173,24 +167,10 @@ def test_expected_sarsa_expectation_over_tied_maxima_by_hand_in_every_form():
     n_step = NStepExpectedSARSATrainer(Steps([[0.0], TIED]), q, gamma=1.0, seed=0, n=2)
     n_step.env.state = 1
     assert n_step.bootstrap(1, None, EPSILON) == pytest.approx(HAND)
-    model = ModelTensors(steps_model([[0.0], TIED]))
-    kernel = ControlKernel(model, *_lanes(model), torch.ones(1, dtype=torch.float64), EPSILON, 1.0,
-                           codes=torch.tensor([1]))
-    rows = torch.tensor([TIED], dtype=torch.float64)
-    assert kernel.follow_value(rows, torch.tensor([1])).item() == pytest.approx(HAND)
-    if numba_control.available():
-        legal = model.legal.numpy()
-        values = np.zeros(legal.shape)
-        values[1] = TIED
-        best, ties = numba_control._greedy(values, 1, legal)
-        assert ties == 2
-        assert numba_control._expected(values, 1, legal, model.legal_count.numpy(), EPSILON, best, ties) == \
-            pytest.approx(HAND)
+    import rltorch.engines.core  # noqa: F401 - registers the targets with numba, as the engine compiles them
 
-
-def _lanes(model: ModelTensors) -> tuple:
-    """One lane and a draw source for a kernel built by hand."""
-    return Lanes(1, 1, model.device, model.dtype), SequenceDraws([[0.5]])
+    compiled = njit(lambda values, epsilon: epsilon_greedy_expectation(values, epsilon))
+    assert epsilon_greedy_expectation(TIED, EPSILON) == compiled(np.array(TIED), EPSILON) == pytest.approx(HAND)
 
 
 # --- deterministic by design ---------------------------------------------------------------------------------

@@ -228,7 +228,7 @@ def tictactoe(cls, **kwargs):
 
 def short_chain(cls, **kwargs):
     """tests/chain_env.py's corridor cut at 6 steps: time limits end some episodes (truncation)."""
-    import chain_env  # noqa: F401  (registers Chain-v0)
+    import tests.chain_env  # noqa: F401  (registers Chain-v0)
     return cls(gym.make("Chain-v0", max_episode_steps=6), QTable(alpha=0.3), schedule=ConstantSchedule(0.5), seed=3,
                gamma=0.9, **kwargs)
 

@@ -6,8 +6,7 @@ import pytest
 from rltorch import AfterstateKeys, MCTrainer, QLearningTrainer, QTable, SARSATrainer, VTable
 from rltorch.envs.tictactoe.env import TicTacToeEnv, afterstate
 from rltorch.policies import ConstantSchedule, epsilon_greedy
-
-from helpers import ScriptedOpponent
+from tests.helpers import ScriptedOpponent
 
 EMPTY = (0,) * 9
 AFTER_4_0 = (-1, 0, 0, 0, 1, 0, 0, 0, 0)  # X took 4, O replied 0

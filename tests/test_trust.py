@@ -18,12 +18,10 @@ from rltorch.run.cli import main as cli_main
 from rltorch.run.cli import train, train_parser
 from rltorch.run.output import run_name
 from rltorch.run.session import check_new_run, checkpoint_lock
-
-import blackjack_figures
-import blackjack_mc
-import compare_tables
-import generalization
-import thorp_study
+from trainers.chapter5 import blackjack_figures, blackjack_mc
+from trainers.compare_tables import compare_tables
+from trainers.networks import generalization
+from trainers.thorp import study
 
 ROOT = Path(__file__).resolve().parents[1]
 BAD = {  # bad values for each argument type, each with a reason it is bad
@@ -50,7 +48,7 @@ PARSERS = {  # (script, parser, arguments it needs in any case)
     "network_blackjack.py": (lambda: train_parser("rltorch/Blackjack-v0", None, "d"), []),
     "blackjack_mc.py": (blackjack_mc.build_parser, []),
     "blackjack_figures.py": (blackjack_figures.build_parser, ["--figure", "5.1"]),
-    "thorp_study.py": (thorp_study.build_parser, []),
+    "thorp/study.py": (study.build_parser, []),
     "compare_tables.py": (compare_tables.build_parser, []),
     "generalization.py": (generalization.build_parser, []),
 }
@@ -92,7 +90,7 @@ def run(script, *args, cwd, **kwargs):
 
 
 MAINS = {"sarsa_trainer.py": lambda argv: train(argv, "rltorch/TicTacToe-v0", "sarsa", "d"), "rltorch": cli_main,
-         "blackjack_mc.py": blackjack_mc.main, "thorp_study.py": thorp_study.main}
+         "blackjack_mc.py": blackjack_mc.main, "thorp/study.py": study.main}
 
 
 @pytest.mark.parametrize("script, argv", [
@@ -104,7 +102,7 @@ MAINS = {"sarsa_trainer.py": lambda argv: train(argv, "rltorch/TicTacToe-v0", "s
     ("rltorch", ["evaluate", "."]),
     ("rltorch", ["evaluate", "missing.pt"]),
     ("blackjack_mc.py", ["--env", "gymnasium", "--method", "es"]),
-    ("thorp_study.py", ["--device", "cuda"] if not torch.cuda.is_available() else ["--threads", "0"]),
+    ("thorp/study.py", ["--device", "cuda"] if not torch.cuda.is_available() else ["--threads", "0"]),
     # item 5: env ids that are not one, modules that fail, dependencies that are missing
     ("rltorch", ["train", "--env", ":"]),
     ("rltorch", ["train", "--env", ".rel"]),
@@ -113,8 +111,8 @@ MAINS = {"sarsa_trainer.py": lambda argv: train(argv, "rltorch/TicTacToe-v0", "s
     ("rltorch", ["train", "--env", "no_such_module:Chain-v0"]),
     ("rltorch", ["train", "--env", "LunarLander-v3"]),
     # item 6: envs rltorch cannot learn on, refused before any file
-    ("rltorch", ["train", "--env", "odd_envs:BoxAction-v0"]),
-    ("rltorch", ["train", "--env", "odd_envs:NoLegal-v0"]),
+    ("rltorch", ["train", "--env", "tests.odd_envs:BoxAction-v0"]),
+    ("rltorch", ["train", "--env", "tests.odd_envs:NoLegal-v0"]),
 ])
 def test_errors_found_when_building_are_one_line_before_any_file(script, argv, tmp_path, monkeypatch, capsys,
                                                                   user_modules):
@@ -141,8 +139,8 @@ def user_modules(tmp_path_factory, monkeypatch):
 
 
 @pytest.mark.parametrize("env_id, message", [
-    ("odd_envs:LaterList-v0", "returned an unhashable observation (list) at step 1 of episode 1"),
-    ("odd_envs:NanReward-v0", "returned the reward nan at step 3 of episode 1; rewards must be finite numbers"),
+    ("tests.odd_envs:LaterList-v0", "returned an unhashable observation (list) at step 1 of episode 1"),
+    ("tests.odd_envs:NanReward-v0", "returned the reward nan at step 3 of episode 1; rewards must be finite numbers"),
 ])
 def test_an_env_that_breaks_its_contract_mid_run_stops_in_one_line_with_the_run_saved(env_id, message, tmp_path,
                                                                                        monkeypatch, capsys):

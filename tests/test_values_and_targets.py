@@ -12,7 +12,16 @@ from rltorch.policies import (
     greedy,
     make_schedule,
 )
-from rltorch.targets import expected_sarsa_target, monte_carlo_returns, q_learning_target, sarsa_target
+from rltorch.targets import (
+    epsilon_greedy_expectation,
+    epsilon_greedy_probabilities,
+    expected_sarsa_target,
+    monte_carlo_returns,
+    n_step_return,
+    q_learning_target,
+    sarsa_target,
+    step_toward,
+)
 from rltorch.values import QTable, VTable
 
 
@@ -70,10 +79,41 @@ def test_targets_by_hand():
     assert sarsa_target(-1.0, 0.8, 0.9, True) == -1.0
     assert q_learning_target(0.0, [0.8, -0.4, 0.1], 0.9, False) == pytest.approx(0.72)
     assert q_learning_target(1.0, [0.8], 0.9, True) == 1.0
-    assert expected_sarsa_target(0.0, [1.0, 0.0], [0.25, 0.75], 0.5, False) == pytest.approx(0.125)
-    assert expected_sarsa_target(0.5, [1.0], [1.0], 0.5, True) == 0.5
+    assert expected_sarsa_target(0.0, [1.0, 0.0], 0.5, 0.5, False) == pytest.approx(0.375)  # pi = [0.75, 0.25]
+    assert expected_sarsa_target(0.5, [1.0], 0.1, 0.5, True) == 0.5
+    assert n_step_return([1.0, 2.0], 0.5, 4.0) == 1.0 + 0.5 * (2.0 + 0.5 * 4.0)
+    assert n_step_return([1.0, 2.0], 0.5, None) == 2.0
     assert monte_carlo_returns([0.0, 0.0, 1.0], 0.9) == pytest.approx([0.81, 0.9, 1.0])
     assert monte_carlo_returns([1.0, -1.0], 1.0) == [0.0, -1.0]
+
+
+def test_the_engine_compiles_the_trainers_targets_float_for_float():
+    # The batched engine calls these functions compiled by numba (rltorch.engines.core registers them): on random
+    # inputs they give the Python floats exactly, the expectation the floats of epsilon_greedy_probabilities summed
+    # from 0, and step_toward is QTable.update's arithmetic. Mutant: the expectation summed in another order.
+    import numpy as np
+    from numba import njit
+
+    import rltorch.engines.core  # noqa: F401 - registers the targets with numba
+
+    q_target = njit(lambda r, values, gamma, ended: q_learning_target(r, values, gamma, ended))
+    e_target = njit(lambda r, values, epsilon, gamma, ended: expected_sarsa_target(r, values, epsilon, gamma, ended))
+    n_return = njit(lambda rewards, gamma, bootstrap: n_step_return(rewards, gamma, bootstrap))
+    toward = njit(lambda value, alpha, target: step_toward(value, alpha, target))
+    rng = random.Random(4)
+    for _ in range(200):
+        values = [rng.choice([0.0, -1.0, rng.uniform(-5, 5)]) for _ in range(rng.randint(1, 5))]
+        r, gamma, epsilon, alpha = rng.uniform(-2, 2), rng.random(), rng.random(), rng.random()
+        array = np.array(values)
+        assert q_target(r, array, gamma, False) == q_learning_target(r, values, gamma, False)
+        assert e_target(r, array, epsilon, gamma, False) == expected_sarsa_target(r, values, epsilon, gamma, False)
+        terms = [p * v for p, v in zip(epsilon_greedy_probabilities(values, epsilon), values, strict=True)]
+        assert epsilon_greedy_expectation(values, epsilon) == sum(terms)
+        assert n_return(array, gamma, values[0]) == n_step_return(values, gamma, values[0])
+        table = QTable(alpha=alpha)
+        table.table["k"] = values[0]
+        table.update("k", r)
+        assert toward(values[0], alpha, r) == step_toward(values[0], alpha, r) == table.value("k")
 
 
 def test_greedy_breaks_ties_at_random_and_epsilon_greedy_explores():

@@ -1,19 +1,16 @@
-"""Batched engines: many independent runs of a tabular method stepped together as tensors on a finite model."""
+"""Batched engines: many independent runs of a tabular method on a finite model, each a numba twin of its trainer."""
 
-from rltorch.engines import numba_control
-from rltorch.engines.batched import ALGORITHMS, BatchedEngine, BatchResult, resolve_device
-from rltorch.engines.draws import CounterDraws, DrawSource, SequenceDraws, run_keys
-from rltorch.engines.tensors import ModelTensors
+from rltorch.engines.batched import BatchedEngine, BatchResult, resolve_device, time_limit_of
+from rltorch.engines.core import ALGORITHMS, FastForm
+from rltorch.engines.draws import run_keys, uniforms
 
 __all__ = [
     "ALGORITHMS",
     "BatchResult",
     "BatchedEngine",
-    "CounterDraws",
-    "DrawSource",
-    "ModelTensors",
-    "SequenceDraws",
-    "numba_control",
+    "FastForm",
     "resolve_device",
     "run_keys",
+    "time_limit_of",
+    "uniforms",
 ]

@@ -1,63 +1,60 @@
-"""Many independent runs of a tabular method at once: one batch of lanes stepped in lockstep on a finite model.
+"""Many independent runs of a tabular method at once on a finite model: one lane per run, compiled by numba.
 
 `BatchedEngine(model).run(algorithm, alphas, episodes)` runs one lane per entry of `alphas` (each its
 own step size; SARSA, Expected SARSA and Q-learning lanes may be mixed by giving one algorithm name
-per lane), every lane `episodes` episodes long, with values as tensors `[lanes, S, A]` (Double Q:
-`[lanes, 2, S, A]`; TD(0): `[lanes, S]`) starting at 0. Every lane steps in lockstep from the
-model's transition arrays, starts its next episode on its own when one ends, and stops when it has
-done its episodes. Sums of rewards and lengths of every episode come back as `[lanes, episodes]`.
+per lane), every lane `episodes` episodes long from values 0, and returns every episode's sum of
+rewards and length as `[lanes, episodes]`, and the learned tables: Q `[lanes, S, A]` (Double
+Q-learning: `[lanes, 2, S, A]`, Q1 then Q2). `time_limit` is the env's `max_episode_steps`
+(`time_limit_of(env)`): an episode that reaches it is truncated, as the per-step trainer truncates it.
 
-Randomness: lane l follows the stream of global run `run_index[l]` (default 0..L-1) under `seed`
-(`rltorch.engines.draws.CounterDraws`), so a run's results do not depend on the batch it is in;
-or `draws` injects any `DrawSource`. Fed the numbers a per-step trainer draws, in the order listed
-in `rltorch.engines.onestep` and `rltorch.engines.nstep`, a lane equals the trainer float for float
-(`tests/test_batched_engine.py` checks all six methods). No time limit is applied.
-
-Backends: `torch` steps the lanes in lockstep as tensors (any device); `numba` runs SARSA,
-Expected SARSA and Q-learning lanes on the CPU one loop per lane (`rltorch.engines.numba_control`),
-with identical results and ~30x the speed there; `auto` (the default) takes numba for those
-methods on the CPU when it is installed and no `draws` are injected, torch otherwise.
+Each lane is its algorithm's numba twin of the per-step trainer (`ALGORITHMS`, filled by
+`rltorch.engines.onestep` and `rltorch.engines.nstep`), drawing from the stream of global run
+`run_index[l]` (default 0..L-1) under `seed` (`rltorch.engines.draws`), so a run's results do not
+depend on the batch it is in, and the trainer fed that stream repeats the lane exactly
+(`tests/test_batched_engine.py`, time limits included).
+Lanes are spread over `threads` CPU threads; there is no GPU form (see the README's design section).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
+import numpy as np
 import torch
 
-from rltorch.engines import numba_control
-from rltorch.engines.draws import CounterDraws, DrawSource, run_keys
-from rltorch.engines.episodes import Lanes
-from rltorch.engines.nstep import NStepSARSAKernel
-from rltorch.engines.onestep import CONTROL_CODES, ControlKernel, DoubleQKernel, Kernel, PredictionKernel
-from rltorch.engines.tensors import ModelTensors
+from rltorch.engines import nstep, onestep  # noqa: F401 - their fast forms join ALGORITHMS
+from rltorch.engines.core import ALGORITHMS, FastForm, Lanes, Settings, advance, model_arrays
+from rltorch.engines.draws import DRAWN, stream_states
 from rltorch.errors import RLTorchError
 from rltorch.mdp.model import FiniteModel
 
-ALGORITHMS = ("sarsa", "expected-sarsa", "qlearning", "double-qlearning", "nstep-sarsa", "td-prediction")
-BACKENDS = ("auto", "torch", "numba")
-SEGMENTS = 100  # progress reports of the numba backend per batch
-CHECK_EVERY = 64  # lockstep iterations between looks at which lanes are live (a device sync)
-MIN_COMPACT = 4096  # batches smaller than this never drop their finished lanes
+SEGMENTS = 100  # progress reports per batch
+CHUNKS_PER_THREAD = 8  # lanes differ in length: small chunks keep the threads busy
 
 
 def resolve_device(device: str | torch.device) -> torch.device:
-    """`cpu`, `cuda` (checked) or `auto` (cuda when available)."""
+    """The engine's device: `cpu` (or `auto`); a GPU is refused in one line (the engine has no GPU form)."""
     name = str(device)
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name.startswith("cuda") and not torch.cuda.is_available():
-        raise RLTorchError("device cuda was asked for, but torch sees no CUDA device")
-    if not name.startswith(("cpu", "cuda")):
-        raise RLTorchError(f"device must be cpu, cuda or auto, got {name!r}")
-    return torch.device(name)
+    if name in ("cpu", "auto"):
+        return torch.device("cpu")
+    if name.startswith("cuda"):
+        raise RLTorchError(f"device {name}: the batched engine runs on the CPU (numba) and has no GPU form; use cpu")
+    raise RLTorchError(f"device must be cpu or auto, got {name!r}")
+
+
+def time_limit_of(env: Any) -> int | None:
+    """The env's time limit (`env.spec.max_episode_steps`), None when it has none."""
+    spec = getattr(env, "spec", None)
+    return getattr(spec, "max_episode_steps", None)
 
 
 @dataclass
 class BatchResult:
-    """What a batch learned: per-lane settings, `[lanes, episodes]` returns and lengths, final values, timing."""
+    """What a batch learned: per-lane settings, `[lanes, episodes]` returns and lengths, final values, draws, timing."""
 
     algorithms: list[str]
     alphas: torch.Tensor
@@ -65,7 +62,7 @@ class BatchResult:
     returns: torch.Tensor
     lengths: torch.Tensor
     values: torch.Tensor | None
-    iterations: int
+    draws: torch.Tensor
     seconds: float
 
     @property
@@ -80,156 +77,84 @@ class BatchResult:
 
 
 class BatchedEngine:
-    """Runs batches of independent lanes of one method on `model` (see module); `threads`: the numba backend's."""
+    """Runs batches of independent lanes of one method on `model` (see module), on `threads` CPU threads."""
 
-    def __init__(self, model: FiniteModel, *, device: str | torch.device = "cpu", dtype: torch.dtype = torch.float64,
-                 backend: str = "auto", threads: int = 1) -> None:
-        if backend not in BACKENDS:
-            raise RLTorchError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    def __init__(self, model: FiniteModel, *, device: str | torch.device = "cpu", threads: int = 1) -> None:
         self.device = resolve_device(device)
-        self.model, self.backend, self.threads = model, backend, threads
-        self.tensors = ModelTensors(model, self.device, dtype)
-        if backend == "numba" and (self.device.type != "cpu" or dtype != torch.float64):
-            raise RLTorchError("the numba backend runs on the CPU in float64")
-
-    def uses_numba(self, names: Sequence[str], draws: DrawSource | None) -> bool:
-        """Whether a batch of these methods runs on the numba backend (raises where `numba` was asked for in vain)."""
-        fits = set(names) <= set(CONTROL_CODES) and draws is None
-        if self.backend == "numba":
-            numba_control.require()
-            if not fits:
-                raise RLTorchError("the numba backend runs SARSA, Expected SARSA and Q-learning with its own draws")
-            return True
-        return (self.backend == "auto" and fits and self.device.type == "cpu" and self.tensors.dtype == torch.float64
-                and numba_control.available())
+        self.model, self.threads = model, max(1, int(threads))
+        self.arrays = model_arrays(model)
 
     def run(self, algorithm: str | Sequence[str], alphas: float | Sequence[float] | torch.Tensor, episodes: int, *,
-            epsilon: float = 0.1, gamma: float = 1.0, n: int = 1, policy: torch.Tensor | None = None, seed: int = 0,
-            run_index: Sequence[int] | torch.Tensor | None = None, draws: DrawSource | None = None,
-            keep_values: bool = True, progress: Callable[[int], None] | None = None,
-            max_iterations: int | None = None) -> BatchResult:
+            epsilon: float = 0.1, gamma: float = 1.0, n: int = 1, seed: int = 0,
+            run_index: Sequence[int] | torch.Tensor | None = None, time_limit: int | None = None,
+            keep_values: bool = True, progress: Callable[[int], None] | None = None) -> BatchResult:
         """Run one lane per step size for `episodes` episodes each; `progress(episodes done)` is called as it goes."""
         started = time.perf_counter()
-        alpha = self._alphas(alphas)
+        alpha = _alphas(alphas)
         names = _algorithm_names(algorithm, len(alpha))
-        _check_settings(episodes, epsilon, gamma, n)
+        _check_settings(episodes, epsilon, gamma, n, time_limit)
         run_index = torch.arange(len(alpha)) if run_index is None else torch.as_tensor(run_index, dtype=torch.long)
         if run_index.shape != (len(alpha),):
             raise RLTorchError(f"run_index must give one global run index per lane ({len(alpha)})")
-        if self.uses_numba(names, draws):
-            returns, lengths, values = self._run_numba(names, alpha, episodes, epsilon, gamma, seed, run_index,
-                                                       progress)
-            return BatchResult(names, alpha, run_index, returns, lengths, values if keep_values else None, 0,
-                               time.perf_counter() - started)
-        draws = draws if draws is not None else CounterDraws(seed, run_index, self.device)
-        lanes = Lanes(len(alpha), episodes, self.device, self.tensors.dtype)
-        kernel = self._kernel(names, lanes, draws, alpha, epsilon, gamma, n, policy)
-        values, iterations = drive(kernel, keep_values, progress, max_iterations)
-        returns, lengths = lanes.results()
-        return BatchResult(names, alpha, run_index, returns, lengths, values, iterations,
-                           time.perf_counter() - started)
-
-    def _run_numba(self, names: list[str], alpha: torch.Tensor, episodes: int, epsilon: float, gamma: float,
-                   seed: int, run_index: torch.Tensor,
-                   progress: Callable[[int], None] | None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """The batch on the numba backend, advanced in segments of episodes: returns, lengths, Q."""
-        codes = [CONTROL_CODES[name] for name in names]
-        lanes = numba_control.NumbaControl(self.model, codes, alpha.numpy(), run_keys(seed, run_index), episodes,
-                                           epsilon, gamma, self.threads)
+        form = ALGORITHMS[names[0]]
+        count, (states, actions) = len(alpha), self.arrays.legal.shape
+        lanes = Lanes(np.zeros((count, form.tables, states, actions)), stream_states(seed, run_index), alpha,
+                      np.array([ALGORITHMS[name].code for name in names], dtype=np.int64),
+                      np.zeros(count, dtype=np.int64), np.zeros((count, episodes)),
+                      np.zeros((count, episodes), dtype=np.int64))
+        settings = Settings(float(epsilon), float(gamma), int(time_limit or 0), int(n))
         segment = max(1, -(-episodes // SEGMENTS))
         for until in range(segment, episodes + segment, segment):
-            lanes.advance(until)
+            self._advance(form, min(until, episodes), lanes, settings)
             if progress is not None:
-                progress(lanes.episodes_done())
-        return torch.from_numpy(lanes.returns), torch.from_numpy(lanes.lengths), torch.from_numpy(lanes.q)
+                progress(int(lanes.done.sum()))
+        values = torch.from_numpy(lanes.values if form.tables > 1 else lanes.values[:, 0]) if keep_values else None
+        draws = torch.from_numpy(lanes.streams[:, DRAWN].astype(np.int64))  # numbers each lane took from its stream
+        return BatchResult(names, torch.from_numpy(alpha), run_index, torch.from_numpy(lanes.returns),
+                           torch.from_numpy(lanes.lengths), values, draws, time.perf_counter() - started)
 
-    def _alphas(self, alphas: float | Sequence[float] | torch.Tensor) -> torch.Tensor:
-        """The step sizes as a [lanes] tensor, each in (0, 1]."""
-        alpha = torch.as_tensor(alphas, dtype=self.tensors.dtype).reshape(-1).to(self.device)
-        if alpha.numel() == 0 or not bool(((alpha > 0) & (alpha <= 1)).all()):
-            raise RLTorchError("give at least one step size, each in (0, 1]")
-        return alpha
+    def _advance(self, form: FastForm, until: int, lanes: Lanes, settings: Settings) -> None:
+        """Every lane on until it has finished `until` episodes, on the engine's threads."""
+        count = len(lanes.alpha)
+        if self.threads == 1:
+            advance(form.episode, 0, count, until, lanes, self.arrays, settings)
+            return
+        size = max(1, -(-count // (CHUNKS_PER_THREAD * self.threads)))
+        with ThreadPoolExecutor(self.threads) as pool:
+            jobs = [pool.submit(advance, form.episode, first, min(first + size, count), until, lanes, self.arrays,
+                                settings) for first in range(0, count, size)]
+            for job in jobs:
+                job.result()
 
-    def _kernel(self, names: list[str], lanes: Lanes, draws: DrawSource, alpha: torch.Tensor, epsilon: float,
-                gamma: float, n: int, policy: torch.Tensor | None) -> Kernel:
-        """The lockstep kernel of the batch's method."""
-        common = (self.tensors, lanes, draws, alpha, epsilon, gamma)
-        method = names[0]
-        if method in CONTROL_CODES:
-            codes = torch.tensor([CONTROL_CODES[name] for name in names], device=self.device)
-            return ControlKernel(*common, codes=codes)
-        if method == "double-qlearning":
-            return DoubleQKernel(*common)
-        if method == "nstep-sarsa":
-            return NStepSARSAKernel(*common, n=n)
-        return PredictionKernel(*common, policy=self._policy(policy))
 
-    def _policy(self, policy: torch.Tensor | None) -> torch.Tensor:
-        """The evaluated policy [S, A], checked: probabilities on legal actions summing to 1 in every decision state."""
-        if policy is None:
-            raise RLTorchError("td-prediction needs a policy: a [states, actions] tensor of probabilities")
-        pi = torch.as_tensor(policy, dtype=torch.float64).cpu()
-        legal = self.tensors.legal.cpu()
-        if pi.shape != legal.shape:
-            raise RLTorchError(f"the policy must have shape {tuple(legal.shape)}, got {tuple(pi.shape)}")
-        decision = legal.any(dim=1)
-        if bool((pi < 0).any()) or bool((pi[~legal] > 0).any()):
-            raise RLTorchError("the policy gives negative or illegal-action probabilities")
-        if not torch.allclose(pi[decision].sum(dim=1), torch.ones(int(decision.sum()), dtype=torch.float64)):
-            raise RLTorchError("the policy's probabilities must sum to 1 in every state with legal actions")
-        return pi
+def _alphas(alphas: float | Sequence[float] | torch.Tensor) -> np.ndarray:
+    """The step sizes as a [lanes] float64 array, each in (0, 1]."""
+    alpha = np.ascontiguousarray(torch.as_tensor(alphas, dtype=torch.float64).reshape(-1).cpu().numpy())
+    if alpha.size == 0 or not bool(((alpha > 0) & (alpha <= 1)).all()):
+        raise RLTorchError("give at least one step size, each in (0, 1]")
+    return alpha
 
 
 def _algorithm_names(algorithm: str | Sequence[str], count: int) -> list[str]:
-    """One known algorithm name per lane; only the control methods SARSA / Expected SARSA / Q-learning may mix."""
+    """One algorithm with a fast form per lane; lanes may mix only algorithms of one episode function."""
     names = [algorithm] * count if isinstance(algorithm, str) else list(algorithm)
     if len(names) != count:
         raise RLTorchError(f"{len(names)} algorithm names for {count} step sizes: give one per lane")
     unknown = sorted(set(names) - set(ALGORITHMS))
     if unknown:
         raise RLTorchError(f"unknown algorithm {unknown[0]!r}; choose from {', '.join(ALGORITHMS)}")
-    if len(set(names)) > 1 and not set(names) <= set(CONTROL_CODES):
-        raise RLTorchError(f"only {', '.join(CONTROL_CODES)} lanes can share a batch")
+    if len({ALGORITHMS[name].episode for name in names}) > 1:
+        raise RLTorchError("only sarsa, expected-sarsa and qlearning lanes can share a batch")
     return names
 
 
-def _check_settings(episodes: int, epsilon: float, gamma: float, n: int) -> None:
-    """Episodes >= 1, epsilon and gamma in [0, 1], n >= 1."""
+def _check_settings(episodes: int, epsilon: float, gamma: float, n: int, time_limit: int | None) -> None:
+    """Episodes >= 1, epsilon and gamma in [0, 1], n >= 1, a time limit None or >= 1."""
     if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
         raise RLTorchError(f"episodes must be an int >= 1, got {episodes!r}")
     if not 0.0 <= epsilon <= 1.0 or not 0.0 <= gamma <= 1.0:
         raise RLTorchError(f"epsilon and gamma must be in [0, 1], got {epsilon!r} and {gamma!r}")
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise RLTorchError(f"n must be an int >= 1, got {n!r}")
-
-
-def drive(kernel: Kernel, keep_values: bool, progress: Callable[[int], None] | None,
-          max_iterations: int | None) -> tuple[torch.Tensor | None, int]:
-    """Step `kernel` until every lane is done, dropping finished lanes from big batches; the values and iterations."""
-    lanes = kernel.lanes
-    total = lanes.count
-    out = torch.zeros((total, *kernel.values().shape[1:]), dtype=kernel.values().dtype,
-                      device=kernel.values().device) if keep_values else None
-    kernel.begin()
-    iterations, dropped_episodes = 0, 0
-    while True:
-        for _ in range(CHECK_EVERY):
-            kernel.step()
-        iterations += CHECK_EVERY
-        live = lanes.active
-        live_count = int(live.sum())
-        if progress is not None:
-            progress(dropped_episodes + lanes.done_episodes())
-        if live_count == 0:
-            break
-        if max_iterations is not None and iterations >= max_iterations:
-            raise RLTorchError(f"{live_count} lanes still running after {iterations} lockstep iterations")
-        if lanes.count >= MIN_COMPACT and live_count <= lanes.count // 2:
-            finished = torch.nonzero(~live).flatten()
-            if out is not None:
-                out[lanes.ids[finished]] = kernel.values()[finished]
-            dropped_episodes += lanes.episodes * int(finished.numel())
-            kernel.select(torch.nonzero(live).flatten())
-    if out is not None:
-        out[lanes.ids] = kernel.values()
-    return out, iterations
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, int) or time_limit < 1):
+        raise RLTorchError(f"the time limit must be None or an int >= 1, got {time_limit!r}")

@@ -16,7 +16,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from rltorch.targets import epsilon_greedy_probabilities, expected_value, n_step_return
+from rltorch.targets import epsilon_greedy_expectation, n_step_return
 from rltorch.trainers.base import Trainer
 from rltorch.trainers.prediction import PolicyPrediction
 
@@ -108,8 +108,7 @@ class NStepExpectedSARSATrainer(NStepTD):
 
     def bootstrap(self, state: Hashable, key: Hashable | None, epsilon: float) -> float:
         """The expected value of `state` (the current one) under epsilon-greedy over its legal actions."""
-        values = self.state_values(state)
-        return expected_value(values, epsilon_greedy_probabilities(values, epsilon))
+        return epsilon_greedy_expectation(self.state_values(state), epsilon)
 
 
 class NStepTDPrediction(PolicyPrediction, NStepTD):

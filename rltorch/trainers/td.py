@@ -6,13 +6,7 @@ import copy
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from rltorch.targets import (
-    double_q_learning_target,
-    epsilon_greedy_probabilities,
-    expected_sarsa_target,
-    q_learning_target,
-    sarsa_target,
-)
+from rltorch.targets import double_q_learning_target, expected_sarsa_target, q_learning_target, sarsa_target
 from rltorch.trainers.base import Trainer
 from rltorch.trainers.replay import ReplayBuffer, Transition
 from rltorch.values.base import ValueFunction
@@ -193,8 +187,7 @@ class ExpectedSARSATrainer(OneStepTrainer):
         """R + gamma sum_a pi(a|S') Q(S', a) over the legal a in S' (ties share the greedy mass), or R at the end."""
         if terminated:
             return reward
-        values = self.state_values(next_state)
-        return expected_sarsa_target(reward, values, epsilon_greedy_probabilities(values, epsilon), self.gamma, False)
+        return expected_sarsa_target(reward, self.state_values(next_state), epsilon, self.gamma, False)
 
 
 class DoubleQLearningTrainer(OneStepTrainer):

@@ -19,19 +19,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rltorch.errors import RLTorchError
 from rltorch.logger import TensorBoardLogger
-from rltorch.run.options import at_most, make_parser, non_negative_int, positive_int, writable_file, writable_folder
+from rltorch.run.options import at_most, make_parser, non_negative_int, positive_int
 from rltorch.run.output import run_cli, run_name
 from rltorch.run.plots import save_png
-from rltorch.run.session import check_run_name
-
-import chapter5_figures as blackjack_figures
+from rltorch.run.studies import add_study_outputs, refuse_overwrite
+from trainers.chapter5.figures import figure_5_1, figure_5_2, figure_5_3
 
 FIGURES = ("5.1", "5.2", "5.3")
 PNGS = {"5.1": ("figure_5_1", "figure_5_1_heatmaps"), "5.2": ("figure_5_2",), "5.3": ("figure_5_3",)}  # file stems
 # Upper bounds of the options (far past the book's settings, below anything that overflows).
-MAX_EPISODES, MAX_RUNS, MAX_SEED, MAX_DPI = 10**9, 100_000, 2**32 - 1, 600
+MAX_EPISODES, MAX_RUNS, MAX_SEED = 10**9, 100_000, 2**32 - 1
 
 
 def episode_counts(text: str) -> tuple[int, ...]:
@@ -59,24 +57,19 @@ def build_parser() -> argparse.ArgumentParser:
                         help="5.2: MC ES episodes (default 2,000,000); 5.3: episodes per run (default 10,000)")
     parser.add_argument("--runs", type=at_most(positive_int, MAX_RUNS), default=100,
                         help="5.3: independent runs averaged")
-    parser.add_argument("--dpi", type=at_most(positive_int, MAX_DPI), default=150, help="resolution of the PNGs")
-    parser.add_argument("--log-dir", type=writable_folder, default=Path("runs"), help="TensorBoard root folder")
-    parser.add_argument("--run-name", help="run folder name (default: Blackjack-v0__figure-5.x__seed__time)")
-    parser.add_argument("--out", type=writable_folder, help="also copy the PNGs into this folder (e.g. docs)")
-    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
-    parser.add_argument("--json", type=writable_file, help="write the numbers behind the figure to this JSON file")
-    parser.add_argument("--overwrite", action="store_true",
-                        help="allow writing into an existing --run-name folder or over the PNGs in --out")
+    add_study_outputs(parser, "also copy the PNGs into this folder (e.g. docs)", "Blackjack-v0__figure-5.x__seed__time",
+                      overwrite_help="allow writing into an existing --run-name folder or over the PNGs in --out",
+                      ranks=False)
     return parser
 
 
 def make_figure(args: argparse.Namespace) -> tuple[dict[str, Any], dict]:
     """Run the figure's experiment; return its figures by file stem and its numbers."""
     if args.figure == "5.1":
-        return blackjack_figures.figure_5_1(args.snapshots, args.seed, not args.no_progress)
+        return figure_5_1(args.snapshots, args.seed, not args.no_progress)
     if args.figure == "5.2":
-        return blackjack_figures.figure_5_2(args.episodes or 2_000_000, args.seed, not args.no_progress)
-    return blackjack_figures.figure_5_3(args.runs, args.episodes or 10_000, args.seed, not args.no_progress)
+        return figure_5_2(args.episodes or 2_000_000, args.seed, not args.no_progress)
+    return figure_5_3(args.runs, args.episodes or 10_000, args.seed, not args.no_progress)
 
 
 def save_figures(figures: dict[str, Any], folder: Path, dpi: int, logger: TensorBoardLogger) -> list[Path]:
@@ -90,22 +83,9 @@ def save_figures(figures: dict[str, Any], folder: Path, dpi: int, logger: Tensor
     return paths
 
 
-def refuse_overwrite(args: argparse.Namespace) -> None:
-    """Unless --overwrite, refuse in one line an existing --run-name folder or a PNG of the figure in --out."""
-    if args.run_name is not None:
-        check_run_name(args.run_name)
-    if args.overwrite:
-        return
-    paths = ([args.log_dir / args.run_name] if args.run_name else []) + [
-        args.out / f"{stem}.png" for stem in PNGS[args.figure] if args.out]
-    taken = [path for path in paths if path.exists()]
-    if taken:
-        raise RLTorchError(f"{taken[0]} exists: choose another --run-name or --out, or pass --overwrite")
-
-
 def draw(args: argparse.Namespace) -> int:
     """Draw the figure, save and log it; refuse to overwrite first (before any work)."""
-    refuse_overwrite(args)
+    refuse_overwrite(args, [f"{stem}.png" for stem in PNGS[args.figure]])
     folder = args.log_dir / (args.run_name or run_name("Blackjack-v0", f"figure-{args.figure}", args.seed))
     folder.mkdir(parents=True, exist_ok=True)
     if args.out:

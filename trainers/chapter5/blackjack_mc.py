@@ -22,8 +22,7 @@ from rltorch.run.options import add_output_options, at_most, make_parser, non_ne
 from rltorch.run.output import run_cli
 from rltorch.run.session import apply_resume
 from rltorch.run.training import run_training
-
-from chapter5_methods import METHODS, make_trainer
+from trainers.chapter5.methods import METHODS, make_trainer
 
 DEFAULT_EPSILON = {"on-policy": 0.1, "off-policy-control": 1.0}
 MAX_EPISODES, MAX_SEED = 10**10, 2**32 - 1  # upper bounds of --episodes and --seed

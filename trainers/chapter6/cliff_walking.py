@@ -15,25 +15,15 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from grid_paths import draw_paths, greedy_path, layout_of
 from matplotlib.figure import Figure
 
 from rltorch.policies import ConstantSchedule
+from rltorch.run.many_runs import map_runs, progress, run_seeds
 from rltorch.run.options import at_most, positive_int
+from rltorch.run.studies import MAX_EPISODES, StudyResult, run_study, study_parser, table, timing
 from rltorch.trainers import QLearningTrainer, SARSATrainer
 from rltorch.values import QTable
-
-from study_output import (
-    MAX_EPISODES,
-    StudyResult,
-    map_runs,
-    progress,
-    run_seeds,
-    run_study,
-    study_parser,
-    table,
-    timing,
-)
+from trainers.chapter6.grid_paths import draw_paths, greedy_path, layout_of
 
 STEM = "example_6_6_cliff_walking"
 ENV_ID = "CliffWalking-v1"

@@ -2,8 +2,8 @@
 
 Sum of rewards per episode against the step size alpha (epsilon 0.1, gamma 1, CliffWalking-v1):
 interim, the mean over the first 100 episodes of 50,000 runs; asymptotic, the mean over 100,000
-episodes of 10 runs. All runs are lanes of `rltorch.engines.BatchedEngine` (numba on the CPU when
-installed, else torch; torch on --device cuda). Run r of every (method, alpha) sees the same random
+episodes of 10 runs. All runs are lanes of `rltorch.engines.BatchedEngine` (numba, on --threads CPU
+threads; it has no GPU form). Run r of every (method, alpha) sees the same random
 stream; the interim runs are global run indices 0..N-1 and the asymptotic ones come after them.
 Writes figure_6_3.png and figure_6_3.json into --out (default: the run folder under --log-dir), the
 curves to TensorBoard there, and prints the numbers. The docs' copy: python trainers/chapter6/figure_6_3.py --out docs
@@ -25,18 +25,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 from tqdm import tqdm
 
 from rltorch import parallel
 from rltorch.engines import BatchedEngine
-from rltorch.engines.batched import BACKENDS, resolve_device
+from rltorch.engines.batched import resolve_device
 from rltorch.logger import TensorBoardLogger
+from rltorch.run.many_runs import sharded_sums
 from rltorch.run.options import at_most, make_parser, positive_int, step_size
 from rltorch.run.output import run_cli, run_name
 from rltorch.run.plots import save_png
-
-from figure_6_3_curves import (
+from rltorch.run.studies import SEED, add_study_outputs, refuse_overwrite
+from trainers.chapter6.figure_6_3_curves import (
     EPSILON,
     GAMMA,
     LABELS,
@@ -45,12 +45,9 @@ from figure_6_3_curves import (
     chunk_sums,
     cliff_model,
     compute_slice,
-    fold,
-    rounds_for,
-    run_chunks,
+    runs_per_batch,
 )
-from figure_6_3_plot import book_checks, draw, log_curves
-from study_output import SEED, add_figure_outputs, refuse_overwrite
+from trainers.chapter6.figure_6_3_plot import book_checks, draw, log_curves
 
 STEM = "figure_6_3"
 ALPHAS = tuple(round(0.1 * i, 1) for i in range(1, 11))
@@ -74,15 +71,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--alphas", type=step_size, nargs="+", default=list(ALPHAS), metavar="ALPHA",
                         help="step sizes")
     parser.add_argument("--seed", type=SEED, default=0, help="seed of every run's stream")
-    parser.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto", help="where the engine runs")
-    parser.add_argument("--backend", choices=BACKENDS, default="auto",
-                        help="auto: numba on the CPU when installed, else torch")
+    parser.add_argument("--device", choices=("cpu", "cuda", "auto"), default="auto",
+                        help="where the engine runs: the CPU (cuda is refused: the batched engine has no GPU form)")
     parser.add_argument("--threads", type=at_most(positive_int, MAX_THREADS),
                         default=max(1, (os.cpu_count() or 1) // parallel.local_world()),
-                        help="CPU threads of the numba backend (torch is kept to one): the cores over the ranks "
-                             "on this machine")
-    add_figure_outputs(parser, "folder for figure_6_3.png and figure_6_3.json (default: the run folder)",
-                       "CliffWalking-v1__figure-6.3__seed__time__tag")
+                        help="CPU threads of the engine: the cores over the ranks on this machine")
+    add_study_outputs(parser, "folder for figure_6_3.png and figure_6_3.json (default: the run folder)",
+                      "CliffWalking-v1__figure-6.3__seed__time__tag")
     return parser
 
 
@@ -113,13 +108,11 @@ def phase_sums(runs: range, episodes: int, block: int, args: argparse.Namespace,
     """One phase's sums: its fixed chunks of runs shared out over the ranks, added in chunk order on every rank."""
     alone = parallel.world_size() == 1  # alone, the bar follows the engine; else it moves as the ranks hand in chunks
     per_run = len(METHODS) * len(args.alphas) * episodes
-    chunks = run_chunks(runs)
-    parts = parallel.map_sharded(
+    return sharded_sums(
         lambda mine: chunk_sums(mine, args.alphas, episodes, seed=args.seed, block=block, engine=engine,
                                 progress=bar.update if alone else None),
-        chunks, rounds=rounds_for(chunks, args.alphas, parallel.world_size()),
-        progress=None if alone else lambda handed_in: bar.update(per_run * sum(map(len, handed_in))))
-    return fold(parts, args.alphas, episodes, block)
+        runs, SliceCurves.empty(args.alphas, episodes, block), runs_per_batch=runs_per_batch(args.alphas),
+        progress=None if alone else lambda runs_done: bar.update(per_run * runs_done))
 
 
 def numbers(args: argparse.Namespace, results: dict[str, SliceCurves], seconds: dict[str, float],
@@ -130,7 +123,7 @@ def numbers(args: argparse.Namespace, results: dict[str, SliceCurves], seconds: 
         "env": "CliffWalking-v1", "epsilon": EPSILON, "gamma": GAMMA, "alphas": list(args.alphas), "seed": args.seed,
         "runs_interim": args.runs_interim, "episodes_interim": args.episodes_interim,
         "runs_asymptotic": args.runs_asymptotic, "episodes_asymptotic": args.episodes_asymptotic,
-        "device": str(engine.device), "backend": "numba" if engine.uses_numba(METHODS, None) else "torch",
+        "device": str(engine.device), "backend": "numba",
         "threads": args.threads, "ranks": parallel.world_size(),
     }
     for phase, sums in results.items():
@@ -176,12 +169,11 @@ def compute_and_write(args: argparse.Namespace) -> int:
     """Every rank computes the figure's numbers; rank 0 alone makes the folders, writes and prints."""
     folder = args.log_dir / (args.run_name or run_name("CliffWalking-v1", "figure-6.3", args.seed))
     out = args.out or folder
-    device = parallel.local_device(resolve_device(args.device))  # a missing GPU is one line, before any file
+    device = resolve_device(args.device)
     if parallel.is_rank0():
         folder.mkdir(parents=True, exist_ok=True)
         out.mkdir(parents=True, exist_ok=True)
-    torch.set_num_threads(1)  # the lockstep ops are small: a second thread only waits (and hurts on a busy machine)
-    engine = BatchedEngine(cliff_model(), device=device, backend=args.backend, threads=args.threads)
+    engine = BatchedEngine(cliff_model(), device=device, threads=args.threads)
     results, seconds = run_phases(args, engine)
     if not parallel.is_rank0():
         return 0

@@ -8,17 +8,16 @@ runs are global indices 0 .. runs_interim - 1 and the asymptotic ones follow the
 every run is `SeedSequence(seed).spawn(total)[index]` for one split of the indices or another.
 
 Sums over runs are exact to the last bit whatever the split: a phase's runs fall into fixed chunks
-(`run_chunks`, at most CHUNKS of them, a function of the phase alone), each chunk is summed on its own
-(`chunk_sums`, one `SliceCurves` per chunk) and the chunks are added in order (`fold`). A distributed
-driver hands each rank some of the chunks and folds all of them on every rank; one process folds the same
-chunks in the same order, so the figure's numbers do not depend on the number of ranks.
+(`rltorch.run.many_runs.run_chunks`, a function of the phase alone), each chunk is summed on its own
+(`chunk_sums`, one `SliceCurves` per chunk) and the chunks are added in order (`many_runs.fold`). Under
+torchrun `many_runs.sharded_sums` hands each rank some of the chunks and folds all of them on every rank; one
+process folds the same chunks in the same order, so the figure's numbers do not depend on the number of ranks.
 """
 
 from __future__ import annotations
 
-import math
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import gymnasium as gym
@@ -26,13 +25,13 @@ import numpy as np
 
 from rltorch.engines import BatchedEngine
 from rltorch.mdp import FiniteModel, from_gymnasium
+from rltorch.run.many_runs import fold, run_chunks
 
 ENV_ID = "CliffWalking-v1"
 METHODS = ("sarsa", "expected-sarsa", "qlearning")
 LABELS = {"sarsa": "Sarsa", "expected-sarsa": "Expected Sarsa", "qlearning": "Q-learning"}
 EPSILON, GAMMA = 0.1, 1.0
 LANES_PER_BATCH = 60_000  # lanes (runs x methods x alphas) the engine holds at once
-CHUNKS = 256  # a phase's runs are summed in at most this many fixed chunks (the unit a rank computes)
 
 
 def cliff_model() -> FiniteModel:
@@ -87,25 +86,9 @@ def lanes(runs: Sequence[int], alphas: Sequence[float]) -> tuple[list[str], list
     return names, steps, indices
 
 
-def run_chunks(runs: Sequence[int]) -> list[range | Sequence[int]]:
-    """`runs` cut into at most CHUNKS consecutive chunks of equal size (the last may be shorter)."""
-    size = max(1, math.ceil(len(runs) / CHUNKS))
-    return [runs[first:first + size] for first in range(0, len(runs), size)]
-
-
-def rounds_for(chunks: Sequence[Sequence[int]], alphas: Sequence[float], world: int) -> int:
-    """Rounds of `parallel.map_sharded` that give each rank about one full engine batch of chunks a round."""
-    per_batch = max(1, LANES_PER_BATCH // (len(METHODS) * len(alphas)))
-    chunks_per_batch = max(1, per_batch // max(1, max(map(len, chunks), default=1)))
-    return max(1, math.ceil(len(chunks) / (world * chunks_per_batch)))
-
-
-def fold(parts: Iterable[SliceCurves], alphas: Sequence[float], episodes: int, block: int) -> SliceCurves:
-    """The sums over every part's runs, added in the given order."""
-    total = SliceCurves.empty(alphas, episodes, block)
-    for part in parts:
-        total = total.merge(part)
-    return total
+def runs_per_batch(alphas: Sequence[float]) -> int:
+    """Runs the engine holds at once (every method and step size of a run is a lane)."""
+    return max(1, LANES_PER_BATCH // (len(METHODS) * len(alphas)))
 
 
 def chunk_sums(chunks: Sequence[Sequence[int]], alphas: Sequence[float], episodes: int, *, seed: int = 0,
@@ -115,7 +98,7 @@ def chunk_sums(chunks: Sequence[Sequence[int]], alphas: Sequence[float], episode
     engine = engine if engine is not None else BatchedEngine(cliff_model())
     if episodes % block:
         raise ValueError(f"the block ({block}) must divide the episodes ({episodes})")
-    per_batch = max(1, LANES_PER_BATCH // (len(METHODS) * len(alphas)))
+    per_batch = runs_per_batch(alphas)
     sums: list[SliceCurves] = []
     batch: list[Sequence[int]] = []  # the engine takes whole chunks, up to per_batch runs (at least one chunk)
     for chunk in chunks:
@@ -133,7 +116,7 @@ def compute_slice(runs: Sequence[int], alphas: Sequence[float], episodes: int, *
     """The sums of Figure 6.3's numbers over global run indices `runs`, in one process (see module)."""
     parts = chunk_sums(run_chunks(list(runs)), alphas, episodes, seed=seed, block=block, engine=engine,
                        progress=progress)
-    return fold(parts, alphas, episodes, block)
+    return fold(parts, SliceCurves.empty(alphas, episodes, block))
 
 
 def _batch(engine: BatchedEngine, chunks: list[Sequence[int]], alphas: Sequence[float], episodes: int, seed: int,

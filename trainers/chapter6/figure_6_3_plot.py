@@ -8,8 +8,7 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from rltorch.logger import TensorBoardLogger
-
-from figure_6_3_curves import LABELS, METHODS, SliceCurves
+from trainers.chapter6.figure_6_3_curves import LABELS, METHODS, SliceCurves
 
 FLOOR = -160.0  # the book's axis; lower points are drawn on it, with their value written beside
 COLOURS = {"sarsa": "tab:blue", "expected-sarsa": "tab:red", "qlearning": "black"}

@@ -22,10 +22,10 @@ from matplotlib.figure import Figure
 
 from rltorch.envs.max_bias.env import ENV_ID
 from rltorch.policies import ConstantSchedule
+from rltorch.run.many_runs import map_runs, progress, run_seeds
+from rltorch.run.studies import StudyResult, run_study, study_parser, table, timing
 from rltorch.trainers import DoubleQLearningTrainer, QLearningTrainer
 from rltorch.values import QTable
-
-from study_output import StudyResult, map_runs, progress, run_seeds, run_study, study_parser, table, timing
 
 STEM = "figure_6_5_maximization_bias"
 METHODS = {"Q-learning": QLearningTrainer, "Double Q-learning": DoubleQLearningTrainer}

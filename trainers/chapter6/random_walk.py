@@ -19,11 +19,11 @@ from matplotlib.figure import Figure
 
 from rltorch.envs.random_walk import ENV_ID
 from rltorch.mdp import deterministic_policy, evaluate_policy, model_of
+from rltorch.run.many_runs import map_runs, progress, run_seeds
+from rltorch.run.studies import StudyResult, run_study, study_parser, table, timing
 from rltorch.trainers import MCPrediction, TDPrediction
 from rltorch.trainers.base import Trainer
 from rltorch.values import VTable
-
-from study_output import StudyResult, map_runs, progress, run_seeds, run_study, study_parser, table, timing
 
 STEM = "example_6_2_random_walk"
 TD_ALPHAS = (0.05, 0.1, 0.15)

@@ -16,7 +16,6 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from grid_paths import draw_paths, greedy_path, layout_of
 from matplotlib.figure import Figure
 
 from rltorch.envs.windy_gridworld import ENV_ID, ENV_ID_KINGS, ENV_ID_STOCHASTIC
@@ -24,11 +23,12 @@ from rltorch.errors import RLTorchError
 from rltorch.mdp import deterministic_policy, epsilon_greedy_policy, expected_return, model_of
 from rltorch.mdp.evaluation import ModelEvaluation
 from rltorch.policies import ConstantSchedule
+from rltorch.run.many_runs import map_runs, progress, run_seeds
 from rltorch.run.options import at_most, positive_int
+from rltorch.run.studies import StudyResult, run_study, study_parser, table, timing
 from rltorch.trainers import SARSATrainer
 from rltorch.values import QTable
-
-from study_output import StudyResult, map_runs, progress, run_seeds, run_study, study_parser, table, timing
+from trainers.chapter6.grid_paths import draw_paths, greedy_path, layout_of
 
 STEM = "example_6_5_windy_gridworld"
 VARIANTS = {"four moves": ENV_ID, "king's moves": ENV_ID_KINGS, "king's moves, stochastic wind": ENV_ID_STOCHASTIC}

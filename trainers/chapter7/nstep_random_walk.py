@@ -12,28 +12,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
-from nstep_walk_engine import check_against_trainer, join_runs, make_env, replay_runs
 
 from rltorch.mdp import deterministic_policy, evaluate_policy, model_of
+from rltorch.run.many_runs import map_run_batches, progress, run_seeds
 from rltorch.run.options import at_most, non_negative_int
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "chapter6"))  # the studies' shared output module
-from study_output import (  # noqa: E402
-    MAX_RUNS,
-    StudyResult,
-    map_run_batches,
-    progress,
-    run_seeds,
-    run_study,
-    study_parser,
-    table,
-    timing,
-)
+from rltorch.run.studies import MAX_RUNS, StudyResult, run_study, study_parser, table, timing
+from trainers.chapter7.nstep_walk_engine import check_against_trainer, join_runs, make_env, replay_runs
 
 STEM = "figure_7_2_nstep_random_walk"
 NS = tuple(2**k for k in range(10))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -21,21 +20,11 @@ from matplotlib.figure import Figure
 from rltorch.envs.dyna_maze import ENV_ID
 from rltorch.mdp import FiniteModel, Transition, epsilon_greedy_policy, expected_return, model_of, value_iteration
 from rltorch.policies import ConstantSchedule
+from rltorch.run.many_runs import map_runs, progress, run_seeds
 from rltorch.run.options import unit_float
+from rltorch.run.studies import StudyResult, run_study, study_parser, table, timing
 from rltorch.trainers import DynaQTrainer
 from rltorch.values import QTable
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "chapter6"))  # the studies' shared output module
-from study_output import (  # noqa: E402
-    StudyResult,
-    map_runs,
-    progress,
-    run_seeds,
-    run_study,
-    study_parser,
-    table,
-    timing,
-)
 
 STEM = "figure_8_2_dyna_maze"
 PLANNING = (0, 5, 50)

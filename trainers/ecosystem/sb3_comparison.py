@@ -25,8 +25,7 @@ import torch
 from rltorch.errors import RLTorchError
 from rltorch.run.options import at_most, make_parser, non_negative_int, positive_int, writable_file, writable_folder
 from rltorch.run.output import run_cli, run_name
-
-import ecosystem_agents
+from trainers.ecosystem import agents
 
 STEM = "sb3_comparison"
 FILES = (f"{STEM}.md", f"{STEM}.json", "maskable_ppo.zip", "dqn.zip", "sarsa.pt")  # what it writes into --out
@@ -79,12 +78,12 @@ def run(args: argparse.Namespace, command: str) -> int:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     start = time.perf_counter()
     results = [
-        ecosystem_agents.train_maskable_ppo(args, args.out),
-        ecosystem_agents.train_dqn(args, args.out),
-        ecosystem_agents.train_sarsa(args, args.out),
-        ecosystem_agents.random_reference(args.seat),
+        agents.train_maskable_ppo(args, args.out),
+        agents.train_dqn(args, args.out),
+        agents.train_sarsa(args, args.out),
+        agents.random_reference(args.seat),
     ]
-    table = ecosystem_agents.markdown_table(results)
+    table = agents.markdown_table(results)
     numbers: dict[str, Any] = {
         "seat": args.seat,
         "seed": args.seed,

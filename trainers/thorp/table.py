@@ -86,6 +86,6 @@ __all__ = [
 
 
 if __name__ == "__main__":
-    print("thorp_table.py is a module of thorp_study.py"
-          "; run python trainers/thorp/thorp_study.py --help", file=sys.stderr)
+    print("table.py is a module of study.py"
+          "; run python trainers/thorp/study.py --help", file=sys.stderr)
     sys.exit(2)

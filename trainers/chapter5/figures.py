@@ -1,7 +1,7 @@
 """Sutton & Barto's Figures 5.1, 5.2 and 5.3, learned with rltorch's Monte Carlo trainers and drawn with matplotlib.
 
 Each `figure_5_x(...)` runs its experiment and returns the figure(s) by file stem plus the numbers
-behind them; `trainers/blackjack_figures.py` saves them as PNG and logs them to TensorBoard.
+behind them; `trainers/chapter5/blackjack_figures.py` saves them as PNG and logs them to TensorBoard.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from rltorch.envs.blackjack.importance_sampling import (  # noqa: E402
     weighted_mse,
 )
 from rltorch.envs.blackjack.solver import optimal_policy, policy_value, states, v_star  # noqa: E402
-
-from chapter5_methods import BOOK_START_STATE, make_trainer  # noqa: E402
+from rltorch.run.many_runs import run_seeds  # noqa: E402
+from trainers.chapter5.methods import BOOK_START_STATE, make_trainer  # noqa: E402
 
 SUMS = np.arange(12, 22)
 DEALER = np.arange(1, 11)
@@ -142,11 +142,6 @@ def figure_5_2(episodes: int = 2_000_000, seed: int = 0, progress: bool = False)
     return {"figure_5_2": figure}, report
 
 
-def run_seeds(seed: int, runs: int) -> list[int]:
-    """Seeds for `runs` independent runs, drawn from `SeedSequence(seed)`: two base seeds share no run."""
-    return [int(word) for word in np.random.SeedSequence(seed).generate_state(runs)]
-
-
 def importance_sampling_errors(runs: int = 100, episodes: int = 10_000, seed: int = 0,
                                progress: bool = False) -> dict[str, np.ndarray]:
     """Squared error of V(13, dealer 2, usable ace) after every episode, per run, for ordinary and weighted IS.
@@ -206,6 +201,6 @@ def figure_5_3(runs: int = 100, episodes: int = 10_000, seed: int = 0,
 
 
 if __name__ == "__main__":
-    print("chapter5_figures.py is a module of blackjack_figures.py"
+    print("figures.py is a module of blackjack_figures.py"
           "; run python trainers/chapter5/blackjack_figures.py --help", file=sys.stderr)
     sys.exit(2)

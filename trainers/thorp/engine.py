@@ -15,7 +15,7 @@ Barto's MC ES exactly and larger batches improve the policy every `batch` episod
 number comes from one seeded generator and the sums and counts are integers, so a seed and batch
 size give the same numbers on every run on one kind of device (CPU and CUDA streams differ).
 `run_batch` is `play_batch` (play, collect the batch's statistics in one tensor) then `add_statistics`;
-`thorp_distributed` runs the two as N ranks that each play a shard and add the sum over all ranks.
+`trainers.thorp.distributed` runs the two as N ranks that each play a shard and add the sum over all ranks.
 `play_batch` is `deal` (the starts and hidden cards: every draw made before the policy is used) then
 `play_dealt`, so a rank can deal its next batch while the ranks add up the last one.
 """
@@ -106,7 +106,7 @@ class BatchedES:
         self.counts = torch.zeros(2 * STATES, dtype=torch.int64, device=self.device)
         self.episodes = self.peeked_naturals = 0
         # Set by a run that ended on a partial batch: its gathered state after the last whole batch, with the
-        # batch size ("batch"); an exact resume starts again from it (thorp_study.py), not from the partial batch.
+        # batch size ("batch"); an exact resume starts again from it (study.py), not from the partial batch.
         self.whole_batch_state: dict | None = None
 
     # --- the values -----------------------------------------------------------------------------
@@ -341,6 +341,6 @@ __all__ = ["STATES", "STATISTICS", "BatchedES", "Dealt", "StartTable", "add_card
 
 
 if __name__ == "__main__":
-    print("thorp_engine.py is a module of thorp_study.py"
-          "; run python trainers/thorp/thorp_study.py --help", file=sys.stderr)
+    print("engine.py is a module of study.py"
+          "; run python trainers/thorp/study.py --help", file=sys.stderr)
     sys.exit(2)

@@ -7,7 +7,7 @@ at 4, two-card pair of one rank) and decides on every total. Each MC ES episode 
 the 10,720 (hand, up card) deals of `rltorch.envs.blackjack.single_deck.exploring_starts`, drawn uniformly,
 takes a random first action and then plays greedily; values are sample averages with visit counts.
 
-`make_engine` is the fast batched engine (`thorp_engine`); `make_trainer` is the same
+`make_engine` is the fast batched engine (`trainers.thorp.engine`); `make_trainer` is the same
 study on `BlackjackEnv` through `MCExploringStarts` (about 50 times slower, and it scores a peeked dealer
 natural as -1 for the random first action instead of leaving it out). `LearnedPolicy` reads either.
 """
@@ -26,8 +26,7 @@ from rltorch.envs.blackjack.single_deck import ExpandedState, action_values, exp
 from rltorch.policies import ConstantSchedule
 from rltorch.trainers.mc import MCExploringStarts
 from rltorch.values import QTable
-
-from thorp_engine import BatchedES
+from trainers.thorp.engine import BatchedES
 
 CLEAR_GAP = 0.02  # |EV(hit) - EV(stand)| from which a 2-card decision must be learned
 TEN = 10
@@ -208,6 +207,6 @@ __all__ = [
 
 
 if __name__ == "__main__":
-    print("thorp_learning.py is a module of thorp_study.py"
-          "; run python trainers/thorp/thorp_study.py --help", file=sys.stderr)
+    print("learning.py is a module of study.py"
+          "; run python trainers/thorp/study.py --help", file=sys.stderr)
     sys.exit(2)

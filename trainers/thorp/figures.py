@@ -30,10 +30,9 @@ from rltorch.envs.blackjack.env import BLACKJACK, add_card  # noqa: E402
 from rltorch.envs.blackjack.shoe import RANK_NAMES  # noqa: E402
 from rltorch.envs.blackjack.single_deck import DEALER_FINALS, ExpandedState, action_values  # noqa: E402
 from rltorch.envs.blackjack.solver import card_probabilities, dealer_distribution_from, q_star  # noqa: E402
-
-from thorp_engine import BatchedES  # noqa: E402
-from thorp_learning import LearnedPolicy  # noqa: E402
-from thorp_table import DEALER_CARDS, thorp_action  # noqa: E402
+from trainers.thorp.engine import BatchedES  # noqa: E402
+from trainers.thorp.learning import LearnedPolicy  # noqa: E402
+from trainers.thorp.table import DEALER_CARDS, thorp_action  # noqa: E402
 
 SOFT_18, ACE = (1, 7), 1
 # Font sizes in points, legible in the PNGs at the study's --dpi default (150): visit counts in the policy cells,
@@ -206,6 +205,6 @@ __all__ = [
 
 
 if __name__ == "__main__":
-    print("thorp_figures.py is a module of thorp_study.py"
-          "; run python trainers/thorp/thorp_study.py --help", file=sys.stderr)
+    print("figures.py is a module of study.py"
+          "; run python trainers/thorp/study.py --help", file=sys.stderr)
     sys.exit(2)

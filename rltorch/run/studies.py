@@ -1,12 +1,12 @@
-"""What every book-experiment script of chapters 6-8 shares: its options, seeds, progress bar and output files.
+"""What every study script shares: its options, its one-line refusals, and the one way it runs (`run_study`).
 
-A study computes a `StudyResult` (its figure, its numbers, its averaged curves and a Markdown snippet);
-`run_study` times it and writes the PNG, the JSON and the Markdown into the run folder under
-`--log-dir` (and into `--out`: `--out docs --overwrite` regenerates the README's), and the curves, the figure
-and the numbers to TensorBoard. An existing --run-name folder or output file is refused unless --overwrite.
-Under torchrun the runs are sharded over the ranks (`map_runs`): every rank computes its share and gets
-every run's result, so the numbers are the same whatever the number of ranks; only rank 0 writes and prints.
-The chapter 7 and 8 scripts import this module from here (their folder puts this one on `sys.path`).
+A study script is `compute(args)` (which draws its figure) and a parser. `compute` returns a `StudyResult`
+(its figure, its numbers, its averaged curves and a Markdown snippet); `run_study` parses the options, times
+the computation and writes the PNG, the JSON and the Markdown into the run folder under `--log-dir` (and into
+`--out`: `--out docs --overwrite` regenerates a document's copy), and the curves, the figure and the numbers
+to TensorBoard. An existing --run-name folder or output file is refused unless --overwrite. Under torchrun
+the runs are sharded over the ranks (`rltorch.run.many_runs`): every rank computes its share and gets every
+run's result, so the numbers are the same whatever the number of ranks; only rank 0 writes and prints.
 """
 
 from __future__ import annotations
@@ -20,11 +20,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-import numpy as np
 from matplotlib.figure import Figure
-from tqdm import tqdm
 
 from rltorch import parallel
 from rltorch.errors import RLTorchError
@@ -44,12 +42,11 @@ from rltorch.run.output import run_cli, run_name
 from rltorch.run.plots import save_png
 from rltorch.run.session import check_run_name
 
-ROOT = Path(__file__).resolve().parents[2]
 Curve = tuple[Sequence[float], Sequence[float]]  # (x values, y values)
-Result = TypeVar("Result")
 # Upper bounds of the options (sane far past the book's settings, and below anything that overflows).
 MAX_RUNS, MAX_EPISODES, MAX_SEED, MAX_DPI, MAX_TIMEOUT_S = 100_000, 100_000, 2**32 - 1, 600, 86_400.0
 SEED = at_most(non_negative_int, MAX_SEED)
+OVERWRITE_HELP = "allow writing into an existing --run-name folder or over the files in --out"
 
 
 @dataclass
@@ -80,27 +77,29 @@ def study_parser(description: str | None, *, runs: int | None, episodes: int | N
     if epsilon is not None:
         parser.add_argument("--epsilon", type=unit_float, default=epsilon, help="exploration rate")
     parser.add_argument("--seed", type=SEED, default=0, help="base seed: each run's seed is drawn from it")
-    add_figure_outputs(parser, "also write the PNG, the JSON and the Markdown snippet into this folder (e.g. docs)",
-                       "study__seed__time__tag, unique")
+    add_study_outputs(parser, "also write the PNG, the JSON and the Markdown snippet into this folder (e.g. docs)",
+                      "study__seed__time__tag, unique")
     return parser
 
 
-def add_figure_outputs(parser: argparse.ArgumentParser, out_help: str, run_name: str) -> None:
-    """A figure study's output options (--out, --json, --log-dir, --run-name, --dpi, --no-progress, --overwrite),
-    --dist-timeout."""
+def add_study_outputs(parser: argparse.ArgumentParser, out_help: str, run_name: str,
+                      overwrite_help: str = OVERWRITE_HELP, ranks: bool = True) -> argparse._ArgumentGroup:
+    """A study's output options (--out, --json, --log-dir, --run-name, --dpi, --no-progress, --overwrite) and,
+    with `ranks`, --dist-timeout; return the output group (a study adds its own outputs to it)."""
     output = parser.add_argument_group("output")
     output.add_argument("--out", type=writable_folder, help=out_help)
-    output.add_argument("--json", type=writable_file, help="write the numbers behind the figure to this JSON file")
+    output.add_argument("--json", type=writable_file, help="write the numbers to this JSON file")
     output.add_argument("--log-dir", type=writable_folder, default=Path("runs"), help="TensorBoard root folder")
     output.add_argument("--run-name", help=f"run folder name (default: {run_name})")
-    output.add_argument("--dpi", type=at_most(positive_int, MAX_DPI), default=150, help="resolution of the PNG")
+    output.add_argument("--dpi", type=at_most(positive_int, MAX_DPI), default=150, help="resolution of the PNGs")
     output.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    output.add_argument("--overwrite", action="store_true",
-                        help="allow writing into an existing --run-name folder or over the files in --out")
-    ranks = parser.add_argument_group("ranks (under torchrun)")
-    ranks.add_argument("--dist-timeout", type=at_most(positive_float, MAX_TIMEOUT_S),
-                       default=parallel.DEFAULT_TIMEOUT_S,
-                       help="seconds a rank waits for the others before it stops with one line")
+    output.add_argument("--overwrite", action="store_true", help=overwrite_help)
+    if ranks:
+        group = parser.add_argument_group("ranks (under torchrun)")
+        group.add_argument("--dist-timeout", type=at_most(positive_float, MAX_TIMEOUT_S),
+                           default=parallel.DEFAULT_TIMEOUT_S,
+                           help="seconds a rank waits for the others before it stops with one line")
+    return output
 
 
 def refuse_overwrite(args: argparse.Namespace, files: Sequence[str]) -> None:
@@ -119,47 +118,14 @@ def refuse_overwrite(args: argparse.Namespace, files: Sequence[str]) -> None:
         raise RLTorchError(f"{taken[0]} exists: choose another --run-name or --out, or pass --overwrite")
 
 
-def run_seeds(seed: int, runs: int) -> list[int]:
-    """Seeds for `runs` independent runs, drawn from `SeedSequence(seed)`: run i has the same seed in every method."""
-    return [int(word) for word in np.random.SeedSequence(seed).generate_state(runs)]
-
-
-def progress(total: int, description: str, args: argparse.Namespace, unit: str = "run") -> tqdm:
-    """A progress bar over `total` units of work (hidden with --no-progress, and on every rank but rank 0)."""
-    return tqdm(total=total, desc=description, unit=unit, disable=args.no_progress or not parallel.is_rank0(),
-                dynamic_ncols=True)
-
-
-def map_run_batches(per_batch: Callable[[list[int]], list[Result]], seeds: Sequence[int], bar: tqdm | None = None,
-                    unit: int = 1, rounds: int = 100, min_batch: int = 1) -> list[Result]:
-    """`per_batch(some_seeds)` (one result per seed) over every seed, sharded over the ranks in at most `rounds`
-    rounds of at least `min_batch` runs a rank; every rank gets every result, in the order of `seeds`.
-
-    `bar` advances by `unit` per run, after each round.
-    """
-    def advance(round_seeds: Sequence[int]) -> None:
-        """Count the round's runs on the bar."""
-        if bar is not None:
-            bar.update(unit * len(round_seeds))
-
-    rounds = max(1, min(rounds, len(seeds) // (min_batch * parallel.world_size())))
-    return parallel.map_sharded(per_batch, list(seeds), rounds=rounds, progress=advance)
-
-
-def map_runs(per_run: Callable[[int], Result], seeds: Sequence[int], bar: tqdm | None = None,
-             unit: int = 1) -> list[Result]:
-    """`per_run(seed)` for every seed, sharded over the ranks; every rank gets every result, in the order of `seeds`.
-
-    A result must depend on its seed alone and be small and picklable (arrays, numbers, tuples: not a trainer).
-    """
-    return map_run_batches(lambda batch: [per_run(seed) for seed in batch], seeds, bar, unit)
-
-
 def command_line(script: str, argv: Sequence[str]) -> str:
-    """The shell command that ran `script` (a path under the repository) with `argv`."""
+    """The shell command that ran `script` with `argv`: its path from the folder that holds its top package
+    (`package/subpackage/script.py`), as run from there."""
     path = Path(script).resolve()
-    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
-    return shlex.join(["python", str(shown), *argv])
+    root = path.parent
+    while (root / "__init__.py").exists():
+        root = root.parent
+    return shlex.join(["python", path.relative_to(root).as_posix(), *argv])
 
 
 def run_study(stem: str, script: str, argv: Sequence[str] | None, parser: argparse.ArgumentParser,
@@ -255,9 +221,3 @@ def timing(numbers: dict[str, Any]) -> str:
     ranks = f" over {numbers['ranks']} ranks" if numbers.get("ranks", 1) > 1 else ""
     return (f"{numbers['seconds']:.0f} s wall-clock, {numbers['cpu_seconds']:.0f} s of CPU time{ranks}, on "
             f"{machine['cpus']} CPU cores{shared}")
-
-
-if __name__ == "__main__":
-    print("study_output.py is a module of random_walk.py (and every chapter 6-8 study)"
-          "; run python trainers/chapter6/random_walk.py --help", file=sys.stderr)
-    sys.exit(2)

@@ -27,8 +27,7 @@ from typing import Any
 import torch
 
 from rltorch import parallel
-
-from thorp_engine import STATISTICS, BatchedES
+from trainers.thorp.engine import STATISTICS, BatchedES
 
 STOP_SLOTS = 2  # after the statistics: how many ranks received SIGINT, how many another stop signal (SIGTERM)
 
@@ -128,6 +127,6 @@ __all__ = ["STOP_SLOTS", "gather_copy", "gather_state", "load_state", "start_str
 
 
 if __name__ == "__main__":
-    print("thorp_distributed.py is a module of thorp_study.py"
-          "; run python trainers/thorp/thorp_study.py --help", file=sys.stderr)
+    print("distributed.py is a module of study.py"
+          "; run python trainers/thorp/study.py --help", file=sys.stderr)
     sys.exit(2)

@@ -157,6 +157,6 @@ def markdown_table(results: list[Result]) -> str:
 
 
 if __name__ == "__main__":
-    print("ecosystem_agents.py is a module of sb3_comparison.py"
+    print("agents.py is a module of sb3_comparison.py"
           "; run python trainers/ecosystem/sb3_comparison.py --help", file=sys.stderr)
     sys.exit(2)

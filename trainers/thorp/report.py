@@ -16,9 +16,8 @@ from typing import Any
 from rltorch.envs.blackjack.env import HIT
 from rltorch.envs.blackjack.shoe import RANK_NAMES, SAME_RANK
 from rltorch.envs.blackjack.single_deck import action_values, expanded_state
-
-from thorp_learning import ExactPlay, LearnedPolicy, exact_play, hand_name
-from thorp_table import DEALER_CARDS, thorp_action, thorp_hand_action
+from trainers.thorp.learning import ExactPlay, LearnedPolicy, exact_play, hand_name
+from trainers.thorp.table import DEALER_CARDS, thorp_action, thorp_hand_action
 
 LETTER = {0: "S", 1: "H"}
 HEADER = ("Hand", "Dealer", "Thorp", "Exact", "MC ES", "Exact EV(hit) − EV(stand)", "MC ES Q(hit) − Q(stand)",
@@ -173,6 +172,6 @@ __all__ = [
 
 
 if __name__ == "__main__":
-    print("thorp_report.py is a module of thorp_study.py"
-          "; run python trainers/thorp/thorp_study.py --help", file=sys.stderr)
+    print("report.py is a module of study.py"
+          "; run python trainers/thorp/study.py --help", file=sys.stderr)
     sys.exit(2)

@@ -78,6 +78,6 @@ def make_trainer(
 
 
 if __name__ == "__main__":
-    print("chapter5_methods.py is a module of blackjack_mc.py (and blackjack_figures.py)"
+    print("methods.py is a module of blackjack_mc.py (and blackjack_figures.py)"
           "; run python trainers/chapter5/blackjack_mc.py --help", file=sys.stderr)
     sys.exit(2)

@@ -7,8 +7,8 @@ Writes to --out a Markdown report (Thorp vs the exact oracle vs MC ES, cell by c
 exception) and two figures (soft 18 against an ace as MC ES converges, infinite vs single deck; the
 expanded-state policies with visit counts); logs to TensorBoard under --log-dir and saves a checkpoint
 (`rltorch.checkpoints.load` gives its greedy agent for `BlackjackEnv` with the study's rules).
-Under torchrun the batched engine runs data-parallel over the ranks (`thorp_distributed`, docs/distributed.md):
-`torchrun --standalone --nproc-per-node 2 trainers/thorp/thorp_study.py ...`; rank 0 alone writes.
+Under torchrun the batched engine runs data-parallel over the ranks (`trainers.thorp.distributed`, docs/distributed.md):
+`torchrun --standalone --nproc-per-node 2 trainers/thorp/study.py ...`; rank 0 alone writes.
 An existing run folder, checkpoint or report in --out is refused (before any work) unless --overwrite.
 """
 
@@ -27,26 +27,15 @@ from rltorch import parallel
 from rltorch.checkpoints import load_checkpoint, save_checkpoint
 from rltorch.errors import RLTorchError
 from rltorch.logger import NullLogger, TensorBoardLogger
-from rltorch.run.options import (
-    at_most,
-    existing_file,
-    make_parser,
-    non_negative_int,
-    positive_float,
-    positive_int,
-    writable_file,
-    writable_folder,
-)
+from rltorch.run.options import at_most, existing_file, make_parser, non_negative_int, positive_int, writable_file
 from rltorch.run.output import StopSignals, print_json, run_cli, run_name
 from rltorch.run.plots import save_png
 from rltorch.run.session import check_run_name
-
-import thorp_distributed
-import thorp_figures
-import thorp_learning as thorp_study
-from thorp_engine import BatchedES, check_state
-from thorp_learning import LearnedPolicy
-from thorp_report import report_markdown
+from rltorch.run.studies import add_study_outputs
+from trainers.thorp import distributed, figures, learning
+from trainers.thorp.engine import BatchedES, check_state
+from trainers.thorp.learning import LearnedPolicy
+from trainers.thorp.report import report_markdown
 
 REPORT, SOFT18_FIGURE, POLICY_FIGURE = "thorp_report.md", "thorp_soft18_ace.png", "thorp_policies.png"
 # The env a checkpoint's agent plays (named so `rltorch evaluate` knows it, and refuses: no exact oracle for a shoe).
@@ -55,62 +44,51 @@ STUDY_ENV = {"keys": "q", "env_class": "rltorch.envs.blackjack.env:BlackjackEnv"
                                                               "player_draws_below_12": False}}
 # Upper bounds of the options: far past any run here (the docs plan 1e11 hands on 64 ranks), below any overflow.
 MAX_SEED, MAX_EPISODES, MAX_BATCH, MAX_THREADS = 2**32 - 1, 10**13, 1 << 24, 256
-MAX_DPI, MAX_TIMEOUT_S = 600, 86_400.0
 
 
 def build_parser(check_resume: bool = True) -> argparse.ArgumentParser:
     """The script's options (`check_resume=False`: ranks other than 0 take --resume unchecked; only rank 0 reads it)."""
     parser = make_parser(__doc__)
-    learning = parser.add_argument_group("learning")
-    learning.add_argument("--episodes", type=at_most(positive_int, MAX_EPISODES), default=2_000_000_000,
+    training = parser.add_argument_group("learning")
+    training.add_argument("--episodes", type=at_most(positive_int, MAX_EPISODES), default=2_000_000_000,
                           help="MC ES episodes (hands)")
-    learning.add_argument("--seed", type=at_most(non_negative_int, MAX_SEED), default=0,
+    training.add_argument("--seed", type=at_most(non_negative_int, MAX_SEED), default=0,
                           help="seed of every random choice in the run")
-    learning.add_argument("--engine", choices=("batched", "trainer"), default="batched",
+    training.add_argument("--engine", choices=("batched", "trainer"), default="batched",
                           help="batched torch engine, or MCExploringStarts on BlackjackEnv (about 50x slower)")
-    learning.add_argument("--batch", type=at_most(positive_int, MAX_BATCH), default=1 << 17,
+    training.add_argument("--batch", type=at_most(positive_int, MAX_BATCH), default=1 << 17,
                           help="batched engine: episodes played per greedy-policy update")
-    learning.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="batched engine: torch device")
-    learning.add_argument("--threads", type=at_most(positive_int, MAX_THREADS), default=1,
+    training.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="batched engine: torch device")
+    training.add_argument("--threads", type=at_most(positive_int, MAX_THREADS), default=1,
                           help="torch CPU threads (1 is fastest for this engine on a small machine)")
-    learning.add_argument("--resume", type=existing_file if check_resume else Path,
+    training.add_argument("--resume", type=existing_file if check_resume else Path,
                           help="batched engine: continue from this checkpoint up to --episodes in all (0 more: "
                                "only report); a run that ended on a partial batch continues from its last whole "
                                "batch, so the result equals one straight run")
-    learning.add_argument("--inexact-resume", action="store_true",
+    training.add_argument("--inexact-resume", action="store_true",
                           help="resume, with the same number of ranks, from a checkpoint saved inside a batch that "
                                "cannot continue exactly (another --batch, or an older checkpoint); the continuation "
                                "then differs from a straight run")
-    learning.add_argument("--soft18-episodes", type=at_most(non_negative_int, 10**10), default=8_000_000,
+    training.add_argument("--soft18-episodes", type=at_most(non_negative_int, 10**10), default=8_000_000,
                           help="episodes of each soft-18 convergence run (4 runs; 0 skips that figure)")
-    learning.add_argument("--dist-timeout", type=at_most(positive_float, MAX_TIMEOUT_S),
-                          default=parallel.DEFAULT_TIMEOUT_S,
-                          help="under torchrun: seconds a rank waits for the others before it stops with one line")
-    output = parser.add_argument_group("output")
-    output.add_argument("--out", type=writable_folder,
-                        help="folder for the report and figures (default: the run folder; docs to update the README's)")
-    output.add_argument("--log-dir", type=writable_folder, default=Path("runs"), help="TensorBoard root folder")
-    output.add_argument("--run-name", help="run folder name (default: Blackjack-single-deck__thorp-es__seed__time)")
+    output = add_study_outputs(
+        parser, "folder for the report and figures (default: the run folder; docs to update the README's)",
+        "Blackjack-single-deck__thorp-es__seed__time", overwrite_help="allow writing into an existing run folder, "
+        "over an existing checkpoint, or over the report and figures in --out")
     output.add_argument("--log-every", type=at_most(positive_int, MAX_EPISODES), default=20_000_000,
                         help="episodes between logs")
     output.add_argument("--checkpoint", type=writable_file, help="checkpoint path (default: checkpoints/<run>.pt)")
     output.add_argument("--checkpoint-every", type=at_most(non_negative_int, MAX_EPISODES), default=0,
                         help="batched engine: also save the checkpoint every this many episodes (0: at the end only)")
-    output.add_argument("--json", type=writable_file, help="write the final metrics to this JSON file")
-    output.add_argument("--dpi", type=at_most(positive_int, MAX_DPI), default=150, help="resolution of the PNGs")
-    output.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    output.add_argument("--overwrite", action="store_true",
-                        help="allow writing into an existing run folder, over an existing checkpoint, or over the "
-                             "report and figures in --out")
     return parser
 
 
 def log_policy(logger: TensorBoardLogger, policy: LearnedPolicy, step: int) -> None:
     """Log the agreement with the exact play and the key states' Q gaps and z scores."""
-    agreement = thorp_study.agreement(policy)
+    agreement = learning.agreement(policy)
     scalars = {"thorp/deal_agreement": agreement["deal_agreement"],
                "thorp/clear_disagreements": len(agreement["clear_disagreements"])}
-    for name, numbers in thorp_study.key_states(policy).items():
+    for name, numbers in learning.key_states(policy).items():
         scalars[f"q_gap/{name}"], scalars[f"z/{name}"] = numbers["q_gap"], numbers["z"]
     logger.scalars(scalars, step)
 
@@ -121,7 +99,7 @@ def save_batched(checkpoint: Path | None, engine: BatchedES, seconds: float) -> 
     After a partial last batch the checkpoint also holds the state after the last whole batch
     (`last_whole_batch`), which `resume_state` continues from.
     """
-    state = thorp_distributed.gather_state(engine)
+    state = distributed.gather_state(engine)
     if state is None or checkpoint is None:
         return
     table = engine.to_qtable()
@@ -184,15 +162,15 @@ def train_batched(args: argparse.Namespace, logger: TensorBoardLogger, signals: 
     """
     signals = signals or StopSignals(lambda: None)
     rank0 = parallel.is_rank0()
-    engine, seconds = thorp_study.make_engine(args.seed, parallel.local_device(args.device)), 0.0
+    engine, seconds = learning.make_engine(args.seed, parallel.local_device(args.device)), 0.0
     if args.resume:
         if rank0 and resumed is None:
             resumed = resume_state(args, parallel.world_size())
-        thorp_distributed.load_state(engine, resumed.state if rank0 else None)
+        distributed.load_state(engine, resumed.state if rank0 else None)
         seconds = resumed.seconds if rank0 else 0.0
         engine.whole_batch_state = resumed.whole if rank0 and args.episodes <= engine.episodes else None
     else:
-        thorp_distributed.start_streams(engine)
+        distributed.start_streams(engine)
     next_log = (engine.episodes // args.log_every + 1) * args.log_every
     every = getattr(args, "checkpoint_every", 0)
     next_save = (engine.episodes // every + 1) * every if every else None
@@ -212,12 +190,12 @@ def train_batched(args: argparse.Namespace, logger: TensorBoardLogger, signals: 
     whole = more - more % args.batch
     with tqdm(total=more, unit="ep", unit_scale=True, disable=args.no_progress or not rank0,
               dynamic_ncols=True) as bar:
-        stopped = thorp_distributed.train(engine, whole, batch=args.batch, callback=after_batch,
+        stopped = distributed.train(engine, whole, batch=args.batch, callback=after_batch,
                                           stop=lambda: signals.received)
         if stopped is None and whole < more:  # a partial last batch: keep the state an exact resume starts from
-            snapshot = thorp_distributed.gather_copy(engine)
+            snapshot = distributed.gather_copy(engine)
             engine.whole_batch_state = None if snapshot is None else {**snapshot, "batch": args.batch}
-            stopped = thorp_distributed.train(engine, more - whole, batch=args.batch, callback=after_batch,
+            stopped = distributed.train(engine, more - whole, batch=args.batch, callback=after_batch,
                                               stop=lambda: signals.received)
     if stopped is not None:
         if signals.received is None:  # another rank was signalled: stop (and exit) as it does
@@ -232,7 +210,7 @@ def train(args: argparse.Namespace, logger: TensorBoardLogger, checkpoint: Path,
     """Train with the chosen engine, save the checkpoint; return the learned policy and the run's numbers."""
     start = time.perf_counter()
     if args.engine == "trainer":
-        trainer = thorp_study.make_trainer(args.seed, logger)
+        trainer = learning.make_trainer(args.seed, logger)
         signals.on_stop = lambda: setattr(trainer, "stop_requested", True)
         trainer.train(args.episodes, log_every=min(args.log_every, 100_000), eval_every=0,
                       progress=not args.no_progress)
@@ -254,21 +232,21 @@ def train(args: argparse.Namespace, logger: TensorBoardLogger, checkpoint: Path,
 def draw_figures(args: argparse.Namespace, policy: LearnedPolicy, logger: TensorBoardLogger,
                  signals: StopSignals) -> dict[str, Any]:
     """Save the policy figure and, unless skipped, the soft-18 convergence figure; return the soft-18 numbers."""
-    figures = {POLICY_FIGURE: thorp_figures.figure_policies(policy)}
+    drawn = {POLICY_FIGURE: figures.figure_policies(policy)}
     numbers: dict[str, Any] = {}
     if args.soft18_episodes and not signals.received:
         start = time.perf_counter()
-        history = thorp_figures.soft18_history(args.soft18_episodes, args.seed, progress=not args.no_progress,
+        history = figures.soft18_history(args.soft18_episodes, args.seed, progress=not args.no_progress,
                                                stop=lambda: signals.received is not None)
     if args.soft18_episodes and not signals.received:
-        figures[SOFT18_FIGURE] = thorp_figures.figure_soft18(history)
+        drawn[SOFT18_FIGURE] = figures.figure_soft18(history)
         numbers = {"seconds": round(time.perf_counter() - start, 1), "episodes_each": args.soft18_episodes}
         for (decks, peeks), record in history.items():
-            stand, hit = thorp_figures.soft18_exact(decks, peeks)
+            stand, hit = figures.soft18_exact(decks, peeks)
             numbers[f"{'infinite' if decks is None else 'single'} deck, {'peek' if peeks else 'no peek'}"] = {
                 "mc_stand": round(record["stand"][-1], 4), "mc_hit": round(record["hit"][-1], 4),
                 "exact_stand": round(stand, 4), "exact_hit": round(hit, 4)}
-    for name, figure in figures.items():
+    for name, figure in drawn.items():
         save_png(figure, args.out / name, args.dpi)
         logger.writer.add_figure(f"figures/{Path(name).stem}", figure, close=True)
     return numbers
@@ -309,14 +287,14 @@ def run_study(args: argparse.Namespace, signals: StopSignals, resumed: Resumed |
     logger = TensorBoardLogger(args.log_dir / args.run_name)
     logger.hyperparameters({key: str(value) for key, value in vars(args).items()})
     policy, run = train(args, logger, args.checkpoint, signals, resumed)
-    agreement, acceptance = thorp_study.agreement(policy), thorp_study.acceptance(policy)
+    agreement, acceptance = learning.agreement(policy), learning.acceptance(policy)
     soft18 = draw_figures(args, policy, logger, signals)
-    figures = [POLICY_FIGURE] + ([SOFT18_FIGURE] if soft18 else [])
-    report = report_markdown(policy, run, agreement, acceptance, figures[::-1], soft18)
+    drawn = [POLICY_FIGURE] + ([SOFT18_FIGURE] if soft18 else [])
+    report = report_markdown(policy, run, agreement, acceptance, drawn[::-1], soft18)
     (args.out / REPORT).write_text(report)
     logger.text("report", report)
     logger.close()
-    return {**run, "acceptance": acceptance, "agreement": agreement, "key_states": thorp_study.key_states(policy),
+    return {**run, "acceptance": acceptance, "agreement": agreement, "key_states": learning.key_states(policy),
             "soft18": soft18, "report": str(args.out / REPORT), "checkpoint": str(args.checkpoint),
             "log_dir": str(logger.log_dir)}
 

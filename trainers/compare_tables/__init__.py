@@ -1,0 +1,1 @@
+"""A table of state-action values against a table of afterstate values on tic-tac-toe."""

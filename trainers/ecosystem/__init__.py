@@ -1,0 +1,1 @@
+"""Stable-Baselines3 against rltorch on tic-tac-toe, judged by one exact evaluation."""

@@ -1,0 +1,1 @@
+"""Networks in place of tables: blackjack and tic-tac-toe generalization."""

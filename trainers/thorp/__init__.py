@@ -1,0 +1,1 @@
+"""Thorp's single-deck basic strategy reproduced with Monte Carlo ES (batched, and over torch.distributed ranks)."""
