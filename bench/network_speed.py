@@ -31,7 +31,7 @@ def rate(step, seconds: float) -> float:
 def measure(device: str, seconds: float) -> dict[str, float]:
     """Updates and reads per second of an afterstate VNetwork (hidden 64) on `device`."""
     torch.manual_seed(0)
-    network = VNetwork(BoardEncoder(), (64,), 1e-3, device)
+    network = VNetwork(BoardEncoder(), (64,), 1e-3, device, threads=None)  # keep --threads
     rng = random.Random(0)
     boards = sorted(reachable_positions())
     batch = [rng.choice(boards) for _ in range(32)]

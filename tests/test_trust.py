@@ -54,15 +54,30 @@ PARSERS = {  # (script, parser, arguments it needs in any case)
 }
 
 
+def bad_values(kind):
+    """A type's bad values: its own from BAD; a bounded one (`options.at_most`) its base's and one above its maximum."""
+    if hasattr(kind, "base") and hasattr(kind, "maximum"):
+        return [*bad_values(kind.base), f"{kind.maximum * 10:g}"]
+    return list(BAD.get(kind, []))
+
+
 def bad_cases():
     for script, (make, needed) in PARSERS.items():
         for action in make()._actions:
             if not action.option_strings or action.help == argparse.SUPPRESS:
                 continue
             option = action.option_strings[-1]
-            values = BAD.get(action.type, []) + (["zzz"] if action.choices else [])
+            values = bad_values(action.type) + (["zzz"] if action.choices else [])
             for value in values:
                 yield pytest.param(make, [*needed, option, value], id=f"{script} {option} {value}")
+
+
+def test_every_numeric_option_of_train_has_an_upper_bound():
+    unbounded = (options.positive_int, options.non_negative_int, options.positive_float, options.finite_float,
+                 options.integer)  # unit_float and step_size end at 1 by themselves
+    loose = [action.option_strings[-1] for action in train_parser(None, None)._actions
+             if action.type in unbounded and not action.dest.startswith("env__")]
+    assert not loose
 
 
 @pytest.mark.parametrize("make, argv", list(bad_cases()))

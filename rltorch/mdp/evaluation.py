@@ -8,7 +8,9 @@ that many steps, as `gym.make` cuts it); the optimum is the best such return wit
 The RMS error compares the learned action values with the
 stationary q* (no time limit) over the states the greedy policy reaches; the agreement counts the
 reached states whose best action is clear (q* gap of at least `clear_gap`) where the greedy action
-is one of the optimal ones.
+is one of the optimal ones. A learner that discounts (gamma < 1) where the optimum is undiscounted
+can converge at best to a policy optimal for its gamma: the report gives that policy's return too
+(`discounted_optimal_return`), and the text says so.
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ class ModelEvaluation:
             limited = value_iteration(model, gamma, horizon=model.horizon) if model.horizon else self.solution
         self.optimum = sum(p * limited.v[s] for s, p in model.start.items())
         self.decision_states = [s for s in model.states if model.actions.get(s)]
+        # what a learner that discounts can converge to when the optimum counts the undiscounted return
+        self.discounted_best = (self.policy_return(self.solution.policy)
+                                if gamma < 1 and self.return_gamma == 1 else None)
 
     def greedy_choice(self, agent: Any) -> dict[Hashable, int]:
         """The agent's action in every decision state."""
@@ -96,15 +101,31 @@ class ModelEvaluation:
     def report(self, agent: Any) -> dict[str, Any]:
         """The scalars as a report, with the optimum and the time limit they use."""
         scalars = {key.removeprefix("exact/"): value for key, value in self(agent).items()}
-        return {"optimum": self.optimum, "horizon": self.model.horizon, "gamma": self.gamma,
-                "return_gamma": self.return_gamma, **scalars}
+        report = {"optimum": self.optimum, "horizon": self.model.horizon, "gamma": self.gamma,
+                  "return_gamma": self.return_gamma, **scalars}
+        if self.discounted_best is not None:
+            report["discounted_optimal_return"] = self.discounted_best
+        return report
+
+
+def fixed(value: float, digits: int = 5, sign: bool = False) -> str:
+    """`value` with `digits` decimals; one that rounds to zero prints as 0 (never "-0.00000")."""
+    if abs(value) < 0.5 * 10.0 ** -digits:
+        value = 0.0
+    return f"{value:{'+' if sign else ''}.{digits}f}"
 
 
 def format_model_report(report: dict[str, Any]) -> str:
-    """The model report as a few lines of text."""
+    """The model report as a few lines of text; a learner that discounts is told what it can converge to."""
     limit = f" within {report['horizon']} steps" if report["horizon"] else ""
-    return (f"greedy policy's exact expected return{limit} {report['expected_return']:+.5f} "
-            f"(optimum {report['optimum']:+.5f}, gap {report['return_gap']:.5f}"
-            f"{', discounted' if report['return_gamma'] != 1 else ''})\n"
-            f"agrees with an optimal action in {report['policy_agreement']:.1%} of the clear states it reaches; "
-            f"RMS error of its values against q* {report['rms_error']:.4f}")
+    lines = [f"greedy policy's exact expected return{limit} {fixed(report['expected_return'], sign=True)} "
+             f"(optimum {fixed(report['optimum'], sign=True)}, gap {fixed(report['return_gap'])}"
+             f"{', discounted' if report['return_gamma'] != 1 else ''})"]
+    if report.get("discounted_optimal_return") is not None:
+        best = report["discounted_optimal_return"]
+        lines.append(f"note: the learner discounts (gamma {report['gamma']:g}) but the optimum is undiscounted: "
+                     f"a policy optimal for gamma {report['gamma']:g} scores {fixed(best, sign=True)} "
+                     f"(gap {fixed(report['optimum'] - best)}), where a converged learner ends")
+    lines.append(f"agrees with an optimal action in {report['policy_agreement']:.1%} of the clear states it reaches; "
+                 f"RMS error of its values against q* {report['rms_error']:.4f}")
+    return "\n".join(lines)

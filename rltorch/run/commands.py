@@ -17,6 +17,7 @@ from rltorch.checkpoints import load, load_checkpoint
 from rltorch.errors import RLTorchError
 from rltorch.keys import AfterstateKeys, StateActionKeys
 from rltorch.run.cli import SHIPPED_AGENT
+from rltorch.run.defaults import env_defaults
 from rltorch.run.envs import cli_options, env_id_from_file, exact_hooks, hook, import_user_module, make_env
 from rltorch.run.options import add_output_options, key_value, make_parser, parse
 from rltorch.run.output import run_cli
@@ -26,6 +27,7 @@ from rltorch.trainers import TRAINERS
 from rltorch.values import ValueFunction, VNetwork, VTable
 
 DEFAULT_ENV = "rltorch/TicTacToe-v0"
+DEFAULT_ALGORITHM = "sarsa"
 FIGURE_DPI = 150  # grid pictures readable at their natural size
 
 
@@ -40,7 +42,7 @@ def train_parser(env_id: str | None, algorithm: str | None, description: str | N
         parser.add_argument("--env-option", type=key_value, action="append", metavar="KEY=VALUE",
                             help="a keyword argument for the env, e.g. is_slippery=False (repeatable)")
     if algorithm is None:
-        parser.add_argument("--algo", choices=tuple(TRAINERS), default="sarsa", help="the learning algorithm")
+        parser.add_argument("--algo", choices=tuple(TRAINERS), default=DEFAULT_ALGORITHM, help="the learning algorithm")
     add_learning_options(parser, algorithm)
     add_env_options(parser, cli_options(env_id) if env_id is not None else {})
     add_output_options(parser, log_every=100, eval_every=5000, eval_games=500, test_games=1000)
@@ -51,15 +53,29 @@ def train(argv: list[str] | None, env_id: str | None = None, algorithm: str | No
           description: str | None = None, **defaults: Any) -> int:
     """Parse the options of one run (the env's own options once `--env` is known) and run it.
 
-    A preset script fixes `env_id` (and `algorithm`) and may change option defaults through `defaults`.
+    The env's own defaults (`rltorch.run.defaults`) replace the course's; a preset script fixes `env_id` (and
+    `algorithm`) and may change option defaults through `defaults`.
     The module of a `--env module:EnvId` typed here is imported (the user named it); with `--resume` and no
     `--env`, the env is the checkpoint's, whose module is never imported for it.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    if env_id is None:
-        known, _ = train_parser(None, None).parse_known_args(argv)
-        return run_cli(lambda: _train(argv, _env_of_run(known), algorithm, description, defaults, fixed_env=False))
-    return run_cli(lambda: _train(argv, env_id, algorithm, description, defaults, fixed_env=True))
+    known = _first_look(argv)
+
+    def run() -> int:
+        """Find the env, then parse with its defaults (a script's own `defaults` win) and train."""
+        env = env_id or _env_of_run(known)
+        preset = {**env_defaults(env, algorithm or known.algo or DEFAULT_ALGORITHM), **defaults}
+        return _train(argv, env, algorithm, description, preset, fixed_env=env_id is not None)
+
+    return run_cli(run)
+
+
+def _first_look(argv: list[str]) -> argparse.Namespace:
+    """`--env`, `--algo` and `--resume` read ahead of the full parse (which needs the env's own options)."""
+    parser = make_parser(None, add_help=False)
+    for option in ("--env", "--algo", "--resume"):
+        parser.add_argument(option)
+    return parser.parse_known_args(argv)[0]
 
 
 def _env_of_run(known: argparse.Namespace) -> str:

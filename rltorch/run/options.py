@@ -10,6 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
+MAX_EPISODES = 10**10  # a run's episodes (a day or more at 100,000 episodes a second); also its decay and intervals
+MAX_GAMES = 10**8  # greedy episodes of one evaluation or of the final test
+
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Shows a default once, and only where there is one (no "(default: None)")."""
@@ -107,10 +110,12 @@ def step_size(text: str) -> float:
 def at_most(parse: Callable[[str], Any], maximum: float) -> Callable[[str], Any]:
     """`parse`, then refuse values above `maximum` (every numeric option has a sane upper bound)."""
 
+    shown = f"{int(maximum):,}" if float(maximum).is_integer() else f"{maximum:g}"
+
     def bounded(text: str) -> Any:
         value = parse(text)
         if value > maximum:
-            raise argparse.ArgumentTypeError(f"must be at most {maximum:,g}, got {text!r}")
+            raise argparse.ArgumentTypeError(f"must be at most {shown}, got {text!r}")
         return value
 
     bounded.__name__ = bounded.__qualname__ = f"{parse.__name__}_at_most_{maximum:g}"
@@ -171,12 +176,14 @@ def add_output_options(
     output = parser.add_argument_group("output")
     output.add_argument("--run-name", help="run folder name (default: env__algo__seed__time__tag, unique)")
     output.add_argument("--log-dir", type=writable_folder, default=Path("runs"), help="TensorBoard root folder")
-    output.add_argument("--log-every", type=positive_int, default=log_every, help="episodes per logged block")
-    output.add_argument("--eval-every", type=non_negative_int, default=eval_every,
-                        help="episodes between evaluations (0: none)")
-    output.add_argument("--eval-games", type=positive_int, default=eval_games, help="greedy episodes per evaluation")
+    output.add_argument("--log-every", type=at_most(positive_int, MAX_EPISODES), default=log_every,
+                        help="episodes per logged block")
+    output.add_argument("--eval-every", type=at_most(non_negative_int, MAX_EPISODES), default=eval_every,
+                        help="episodes between evaluations (0: none; a run also evaluates at its end)")
+    output.add_argument("--eval-games", type=at_most(positive_int, MAX_GAMES), default=eval_games,
+                        help="greedy episodes per evaluation")
     if test_games is not None:
-        output.add_argument("--test-games", type=positive_int, default=test_games,
+        output.add_argument("--test-games", type=at_most(positive_int, MAX_GAMES), default=test_games,
                             help="greedy episodes of the final test")
     output.add_argument("--checkpoint", type=writable_file, help="checkpoint path (default: checkpoints/<run>.pt)")
     output.add_argument("--json", type=writable_file, help="write the final metrics to this JSON file")

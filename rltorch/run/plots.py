@@ -28,6 +28,15 @@ def read_scalars(run_dir: str | Path, tag: str) -> tuple[list[int], list[float]]
     return [event.step for event in scalars], [event.value for event in scalars]
 
 
+# a run with at most this many points also gets a marker on each (one point alone is no line at all)
+FEW_POINTS = 20
+
+
+def line_style(points: int) -> dict[str, object]:
+    """Matplotlib keywords for a curve of `points` points: markers too when there are few."""
+    return {"marker": "o", "markersize": 4} if points <= FEW_POINTS else {}
+
+
 def plot_runs(
     run_dirs: Sequence[str | Path], tags: Sequence[str], out: str | Path, labels: Sequence[str] | None = None
 ) -> Path:
@@ -45,7 +54,7 @@ def plot_runs(
     for axis, tag in zip(axes[0], tags, strict=True):
         for run_dir, label in zip(run_dirs, labels, strict=True):
             steps, values = read_scalars(run_dir, tag)
-            axis.plot(steps, values, label=label)
+            axis.plot(steps, values, label=label, **line_style(len(steps)))
         axis.set_title(tag)
         axis.set_xlabel("episodes")
         axis.grid(alpha=0.3)

@@ -20,6 +20,8 @@ from rltorch.mdp.pictures import grid_layout
 from rltorch.policies import make_schedule
 from rltorch.run.envs import GridImages, evaluation_env, exact_hooks, hook, make_env
 from rltorch.run.options import (
+    MAX_EPISODES,
+    at_most,
     finite_float,
     integer,
     non_negative_int,
@@ -35,33 +37,49 @@ from rltorch.values import QNetwork, QTable, ValueFunction, VNetwork, VTable
 from rltorch.values.encoders import space_encoder
 from rltorch.values.weighted import WeightedQTable
 
+# upper bounds of the learning options, checked at parse time: far past any real run, short of overflow or a hang
+MAX_SEED = 2**32 - 1  # numpy's and most libraries' seed range
+MAX_WIDTH = 65_536  # one hidden layer of 65,536 x 65,536 weights is already 17 GB
+MAX_LR = 10.0  # Adam's steps are about lr each: larger only diverges
+MAX_THREADS = 1024
+MAX_REPLAY = 10**8  # transitions held in memory
+MAX_BATCH = 10**6
+MAX_STEPS = 10**12  # fits between target-network refreshes
+MAX_N = 10**6  # steps before bootstrapping: an episode idles n steps at its end
+MAX_PLANNING = 10**5  # planning updates after each real step
+
 
 def add_learning_options(parser: argparse.ArgumentParser, algorithm: str | None) -> None:
     """The learning and exploration options (the course's defaults); `algorithm` None offers every algorithm's."""
     learning = parser.add_argument_group("learning")
-    learning.add_argument("--episodes", type=positive_int, default=100_000, help="training episodes (1e5 works)")
+    learning.add_argument("--episodes", type=at_most(positive_int, MAX_EPISODES), default=100_000,
+                          help="training episodes (1e5 works)")
     learning.add_argument("--alpha", type=step_size, default=0.1, help="step size of the table update")
     learning.add_argument("--gamma", type=unit_float, default=0.9, help="discount factor")
     learning.add_argument("--values", choices=("q", "afterstate"), default="q",
                           help="key the values by (state, action) pairs or by afterstates")
-    learning.add_argument("--seed", type=non_negative_int, default=0, help="seed of every random choice in the run")
+    learning.add_argument("--seed", type=at_most(non_negative_int, MAX_SEED), default=0,
+                          help="seed of every random choice in the run")
     learning.add_argument("--value-fn", choices=("table", "mlp"), default="table",
                           help="a dict-backed table, or a neural network behind the same interface")
-    learning.add_argument("--hidden", type=positive_int, nargs="+", default=[64], help="mlp hidden layer widths")
-    learning.add_argument("--lr", type=positive_float, default=1e-3, help="mlp Adam learning rate")
+    learning.add_argument("--hidden", type=at_most(positive_int, MAX_WIDTH), nargs="+", default=[64],
+                          help="mlp hidden layer widths")
+    learning.add_argument("--lr", type=at_most(positive_float, MAX_LR), default=1e-3, help="mlp Adam learning rate")
     learning.add_argument("--device", choices=("cpu", "cuda", "auto"), default="cpu", help="where an mlp runs")
-    learning.add_argument("--threads", type=positive_int, default=1,
+    learning.add_argument("--threads", type=at_most(positive_int, MAX_THREADS), default=1,
                           help="CPU threads for torch (small networks run fastest on one)")
     if algorithm in (None, "qlearning"):
-        learning.add_argument("--replay-size", type=non_negative_int, default=0,
+        learning.add_argument("--replay-size", type=at_most(non_negative_int, MAX_REPLAY), default=0,
                               help="Q-learning/DQN: replay the last N transitions in minibatches (0: off)")
-        learning.add_argument("--batch-size", type=positive_int, default=32, help="DQN: minibatch size")
-        learning.add_argument("--target-update-every", type=non_negative_int, default=0,
+        learning.add_argument("--batch-size", type=at_most(positive_int, MAX_BATCH), default=32,
+                              help="DQN: minibatch size (at most --replay-size)")
+        learning.add_argument("--target-update-every", type=at_most(non_negative_int, MAX_STEPS), default=0,
                               help="DQN: bootstrap from a frozen copy refreshed every K fits (0: off)")
     if algorithm in (None, "nstep-sarsa", "nstep-expected-sarsa"):
-        learning.add_argument("--n", type=positive_int, default=4, help="n-step methods: steps before bootstrapping")
+        learning.add_argument("--n", type=at_most(positive_int, MAX_N), default=4,
+                              help="n-step methods: steps before bootstrapping")
     if algorithm in (None, "dyna-q"):
-        learning.add_argument("--planning-steps", type=non_negative_int, default=5,
+        learning.add_argument("--planning-steps", type=at_most(non_negative_int, MAX_PLANNING), default=5,
                               help="Dyna-Q: planning updates from the learned model after each real step")
     if algorithm in (None, "mc", "mc-es"):
         learning.add_argument("--every-visit", action="store_true", help="MC: every-visit instead of first-visit")
@@ -72,7 +90,7 @@ def add_learning_options(parser: argparse.ArgumentParser, algorithm: str | None)
                              help="final + (start - final) * exp(-episode / decay), a line, or flat at start")
     exploration.add_argument("--epsilon-start", type=unit_float, default=1.0, help="epsilon at episode 0")
     exploration.add_argument("--epsilon-final", type=unit_float, default=0.01, help="epsilon in the long run")
-    exploration.add_argument("--epsilon-decay", type=positive_float, default=10_000.0,
+    exploration.add_argument("--epsilon-decay", type=at_most(positive_float, MAX_EPISODES), default=10_000.0,
                              help="time constant (exponential) or length in episodes (linear)")
 
 
@@ -101,15 +119,14 @@ def build_value_fn(args: argparse.Namespace, env: Any, algorithm: str) -> ValueF
         if algorithm == "mc-offpolicy":
             return WeightedQTable()
         return VTable(alpha=alpha) if args.values == "afterstate" else QTable(alpha=alpha)
-    torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)  # the network's initial weights
     encoder = hook(env, "encoder")
     encoder = encoder() if encoder is not None else None
     try:
         encoder = encoder or space_encoder(env.observation_space)
         if args.values == "afterstate":
-            return VNetwork(encoder, args.hidden, args.lr, args.device)
-        return QNetwork(encoder, int(env.action_space.n), args.hidden, args.lr, args.device)
+            return VNetwork(encoder, args.hidden, args.lr, args.device, threads=args.threads)
+        return QNetwork(encoder, int(env.action_space.n), args.hidden, args.lr, args.device, threads=args.threads)
     except ValueError as error:
         raise RLTorchError(str(error)) from None
 
@@ -127,6 +144,9 @@ def build_keys(args: argparse.Namespace, env: Any, env_id: str) -> Any:
 def algorithm_options(algorithm: str, args: argparse.Namespace, env: Any, env_id: str) -> dict[str, Any]:
     """The keyword arguments one algorithm adds to the trainer."""
     if algorithm == "qlearning":
+        if args.replay_size and args.batch_size > args.replay_size:
+            raise RLTorchError(f"--batch-size {args.batch_size:,} is larger than --replay-size {args.replay_size:,}: "
+                               "a minibatch is drawn from the replay buffer, so it can be at most that size")
         return {"replay_size": args.replay_size, "batch_size": args.batch_size,
                 "target_update_every": args.target_update_every}
     if algorithm.startswith("nstep-"):
@@ -210,6 +230,7 @@ def run_training(
                     metrics = final_metrics(trainer, args, seconds, extra)
             except RunInterrupted:
                 metrics = {**run_metrics(trainer, seconds, extra), "exact": None}
+            log_final_evaluation(trainer, args, first, stopped=signals.received is not None)
             logger.close()
             metrics.update(checkpoint=str(checkpoint), log_dir=str(logger.log_dir), stopped_by_signal=signals.received)
             write_json(metrics, args.json)
@@ -218,6 +239,18 @@ def run_training(
                 print(f"stopped by a signal after {trainer.episodes_done:,} episodes; saved to {checkpoint} "
                       f"(continue with --resume {checkpoint})")
     return signals.exit_status
+
+
+def log_final_evaluation(trainer: Trainer, args: argparse.Namespace, first: int, stopped: bool) -> None:
+    """Log an evaluation point at the run's last episode unless the schedule put one there.
+
+    A run shorter than `--eval-every` would otherwise have none. Not after a stop by a signal, nor with
+    `--eval-every 0`. It runs after the checkpoint and the final test, so neither sees the evaluation
+    env's extra draws.
+    """
+    every = getattr(args, "eval_every", 0)
+    if every and not stopped and trainer.episodes_done > first and trainer.episodes_done % every:
+        trainer.log_evaluation(args.eval_games)
 
 
 def final_metrics(trainer: Trainer, args: argparse.Namespace, seconds: float, extra: dict[str, Any]) -> dict:
