@@ -12,6 +12,13 @@ from typing import TYPE_CHECKING, Any
 from rltorch import envs  # noqa: F401  (registers rltorch's envs with Gymnasium)
 
 _HOMES = {  # public name -> the module it comes from
+    "OneStepTrainer": "rltorch.trainers.td",
+    "Callback": "rltorch.callbacks",
+    "ConstantSchedule": "rltorch.policies",
+    "LinearSchedule": "rltorch.policies",
+    "ExponentialSchedule": "rltorch.policies",
+    "TensorBoardLogger": "rltorch.logger",
+    "BatchedEngine": "rltorch.engines",
     "AfterstateKeys": "rltorch.keys",
     "DoubleQLearningTrainer": "rltorch.trainers",
     "DynaQTrainer": "rltorch.trainers",

@@ -6,8 +6,9 @@ A *policy* here is any callable `policy(observation, legal_actions) -> action` (
 the simplest fraction that rounds to it, so 1/3 stays 1/3). `exact_evaluation` weighs every outcome with its
 exact probability, through the evaluators rltorch's own agents get:
 
-- tic-tac-toe: `exact_outcome_vs_random` and `losing_lines_vs_perfect` (`env.exact_report`), per seat;
-- blackjack (infinite deck): the DP solver's `expected_return` of the policy and its agreement with pi*;
+- an env with its own `exact_policy_report` (`rltorch.envs.capabilities.ExactPolicyEvaluation`): tic-tac-toe
+  (`exact_outcome_vs_random` and `losing_lines_vs_perfect`, per seat) and blackjack on the infinite deck (the DP
+  solver's `expected_return` of the policy and its agreement with pi*);
 - any env with a finite model (`rltorch.mdp.model_of`): `expected_return` and `outcome_probabilities`.
 
 `sb3_policy(model, env)` turns a Stable-Baselines3 model into such a policy (see its docstring).
@@ -25,12 +26,11 @@ import numpy as np
 from gymnasium import spaces
 
 from rltorch.envs.actions import integer_value, legal_mask
-from rltorch.envs.blackjack.env import HIT, STICK, BlackjackEnv
-from rltorch.envs.tictactoe.env import TicTacToeEnv
+from rltorch.envs.context import EnvContext
 from rltorch.errors import RLTorchError
-from rltorch.mdp import expected_return, model_of, outcome_probabilities, value_iteration
+from rltorch.mdp import expected_return, outcome_probabilities, value_iteration
 
-Policy = Callable[[Any, Sequence[int]], Any]
+PolicyFunction = Callable[[Any, Sequence[int]], Any]
 
 
 def uniform_random(observation: Any, legal_actions: Sequence[int]) -> dict[int, Fraction]:
@@ -45,11 +45,11 @@ class _Stochastic(Exception):
 class CallableAgent:
     """A policy as an rltorch agent (`act(obs, legal_actions, rng=None)`), its answers remembered per position."""
 
-    def __init__(self, policy: Policy | Any) -> None:
+    def __init__(self, policy: PolicyFunction | Any) -> None:
         act = getattr(policy, "act", None)
         if act is None and not callable(policy):
             raise TypeError(f"a policy must be callable as policy(observation, legal_actions), got {policy!r}")
-        self.policy: Policy = (lambda obs, legal: act(obs, legal)) if act is not None else policy
+        self.policy: PolicyFunction = (lambda obs, legal: act(obs, legal)) if act is not None else policy
         self._memo: dict[tuple[Hashable, tuple[int, ...]], dict[int, Fraction]] = {}
 
     def distribution(self, obs: Hashable, legal_actions: Sequence[int]) -> dict[int, Fraction]:
@@ -95,74 +95,23 @@ def _fraction(p: Any) -> Fraction:
     return simple if float(simple) == float(p) else exact
 
 
-def exact_evaluation(env: str | gym.Env, policy: Policy | Any, *, gamma: float = 1.0,
+def exact_evaluation(env: str | gym.Env, policy: PolicyFunction | Any, *, gamma: float = 1.0,
                      env_kwargs: dict[str, Any] | None = None) -> dict[str, Any]:
     """Exact figures of `policy` on `env` (an id, made with `env_kwargs`, or an env); see the module docstring.
 
     `gamma` discounts the returns of a model env (tic-tac-toe and blackjack report outcomes and undiscounted
-    returns). An env with no exact evaluation is an RLTorchError.
+    returns). An env with no exact evaluation is an RLTorchError. The env's capabilities are read through the
+    same `EnvContext` a training run uses: its own `exact_policy_report`, else its finite model.
     """
     if isinstance(env, str):
         env = gym.make(env, **(env_kwargs or {}))
-    unwrapped = env.unwrapped
+    context = EnvContext(env, gamma)
     agent = CallableAgent(policy)
-    if isinstance(unwrapped, TicTacToeEnv):
-        return _tictactoe(unwrapped, agent)
-    if isinstance(unwrapped, BlackjackEnv):
-        return _blackjack(unwrapped, agent)
-    model = model_of(env)
-    if model is None:
-        raise RLTorchError(f"{type(unwrapped).__name__} has no exact evaluation: no finite model (`model()`)")
-    return _model(model, agent, gamma)
-
-
-def _tictactoe(env: TicTacToeEnv, agent: CallableAgent) -> dict[str, Any]:
-    """Per seat: exact outcomes against the random opponent, and whether any line of perfect play beats it."""
-    from rltorch.envs.tictactoe.evaluation import seats_of
-    from rltorch.envs.tictactoe.exact import exact_outcome, uniform_perfect
-    from rltorch.envs.tictactoe.exact import uniform_random as random_strategy
-
-    try:
-        seats = env.exact_report(agent)  # the report rltorch's agents get (`rltorch evaluate`)
-        deterministic = True
-    except _Stochastic:
-        deterministic, seats = False, {}
-
-        def strategy(board: tuple[int, ...]) -> list[tuple[int, Fraction]]:
-            legal = [cell for cell in range(9) if board[cell] == 0]
-            return list(agent.distribution(board, legal).items())
-
-        for seat in seats_of(env.seat):
-            outcome = exact_outcome(strategy, random_strategy, seat)
-            lost = exact_outcome(strategy, uniform_perfect, seat)["loss"]  # > 0 iff some line of perfect play wins
-            seats[seat] = {**{key: float(value) for key, value in outcome.items()},
-                           "fractions": {key: str(value) for key, value in outcome.items()},
-                           "never_loses_vs_perfect": lost == 0, "lines_lost_vs_perfect": None}
-    return {"kind": "tictactoe", "opponent": "random", "deterministic": deterministic, "seats": seats}
-
-
-def _blackjack(env: BlackjackEnv, agent: CallableAgent) -> dict[str, Any]:
-    """The policy's exact expected return from the deal, the optimum, and its agreement with pi*."""
-    from rltorch.envs.blackjack.solver import expected_return as blackjack_return
-
-    oracle = env._oracle()  # the DP oracle of `env.exact_report`, for these rules (None: a shoe, a peek...)
-    if oracle is None:
-        raise RLTorchError("blackjack has an exact evaluation only on the infinite deck with the book's state "
-                           "and no dealer peek")
-    states = {state: (STICK, HIT) for state in oracle.decision_states}
-    if not agent.is_deterministic(states):
-        raise RLTorchError("blackjack's exact evaluation takes deterministic policies (one action per state)")
-    choice = {state: agent.act(state, legal) for state, legal in states.items()}
-    value = float(blackjack_return(choice, oracle.rules))
-    pi_star = oracle.pi_star
-    return {
-        "kind": "blackjack",
-        "expected_return": value,
-        "optimum": oracle.optimum,
-        "return_gap": oracle.optimum - value,
-        "policy_agreement": sum(choice[s] == a for s, a in pi_star.items()) / len(pi_star),
-        "clear_disagreements": sum(choice[s] != pi_star[s] for s in oracle.clear_states),
-    }
+    if context.policy_evaluation is not None:
+        return context.policy_evaluation(agent.distribution)
+    if context.model is None:
+        raise RLTorchError(f"{type(context.unwrapped).__name__} has no exact evaluation: no finite model (`model()`)")
+    return _model(context.model, agent, gamma)
 
 
 def _model(model: Any, agent: CallableAgent, gamma: float) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from torch.utils.tensorboard import SummaryWriter
 
 
 class TensorBoardLogger:
-    """Writes scalars and text to one TensorBoard run folder.
+    """Writes scalars, text and figures to one TensorBoard run folder.
 
     A write that fails (a full disk, a folder removed) stops the logging with one warning on stderr; the
     training, its checkpoint and its report go on, so a full log disk never loses a run.
@@ -73,6 +73,10 @@ class TensorBoardLogger:
         """Log a block of Markdown text, e.g. the hyperparameters."""
         self._write(lambda: self.writer.add_text(tag, text, step))
 
+    def figure(self, tag: str, figure: Any, step: int = 0) -> None:
+        """Log a matplotlib figure as an image at `step`, e.g. `grid/compare` (the figure is closed)."""
+        self._write(lambda: self.writer.add_figure(tag, figure, step, close=True))
+
     def hyperparameters(self, config: dict) -> None:
         """Log the run's settings once, as a Markdown table."""
         rows = "\n".join(f"| {key} | {value} |" for key, value in config.items())
@@ -114,6 +118,9 @@ class NullLogger:
 
     def text(self, tag: str, text: str, step: int = 0) -> None:
         """Drop a text."""
+
+    def figure(self, tag: str, figure: Any, step: int = 0) -> None:
+        """Drop a figure."""
 
     def hyperparameters(self, config: dict) -> None:
         """Drop the settings."""

@@ -133,7 +133,7 @@ class SolutionAgent:
 # --- bounds ---------------------------------------------------------------------------------------
 def test_a_minibatch_larger_than_the_replay_buffer_is_refused_before_any_file(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    status = train(["--env", "rltorch/TicTacToe-v0", "--algo", "qlearning", "--value-fn", "mlp",
+    status = train(["--env", "rltorch/TicTacToe-v0", "--algo", "dqn", "--value-fn", "mlp",
                     "--replay-size", "16", "--batch-size", "32", "--episodes", "1"])
     err = capsys.readouterr().err
     assert status == 1 and err.count("\n") == 1 and "--batch-size 32 is larger than --replay-size 16" in err

@@ -11,7 +11,8 @@ from rltorch import AfterstateKeys, MCTrainer, QLearningTrainer, QTable, SARSATr
 from rltorch.envs.blackjack.encoder import BlackjackEncoder
 from rltorch.envs.tictactoe.encoder import BoardEncoder
 from rltorch.envs.tictactoe.env import TicTacToeEnv, afterstate
-from rltorch.trainers.td import ReplayBuffer, batch_q_targets
+from rltorch.trainers.dqn import DQNTrainer, batch_q_targets
+from rltorch.trainers.replay import ReplayBuffer
 from rltorch.values.encoders import PairEncoder
 from rltorch.values.networks import QNetwork, VNetwork
 
@@ -109,11 +110,11 @@ def test_replay_targets_read_every_next_value_in_one_call():
 
 @pytest.mark.parametrize("kind", ["table", "mlp"])
 def test_dqn_options_refresh_the_target_copy(kind):
-    # Catches the mutant that never refreshes the target copy (the deepcopy in QLearningTrainer.learn_transition
+    # Catches the mutant that never refreshes the target copy (the deepcopy in DQNTrainer.learn_transition
     # removed): the target must equal the online values right after every 25th fit and stay frozen in between.
     torch.manual_seed(0)
-    trainer = QLearningTrainer(TicTacToeEnv(), table_or_network(kind, "q"), seed=0, replay_size=200, batch_size=8,
-                               target_update_every=25)
+    trainer = DQNTrainer(TicTacToeEnv(), table_or_network(kind, "q"), seed=0, replay_size=200, batch_size=8,
+                         target_update_every=25)
     assert trainer.target_fn is not trainer.value_fn
     learn_transition, refreshed, lagging = trainer.learn_transition, [], []
 
@@ -137,7 +138,7 @@ def test_dqn_options_refresh_the_target_copy(kind):
     assert trainer.fits > 100 and len(trainer.replay) == min(200, trainer.fits)
     assert refreshed == list(range(25, trainer.fits + 1, 25))
     assert any(lagging)  # the online values moved on between refreshes, so a stale copy is visible
-    plain = QLearningTrainer(TicTacToeEnv(), QTable(), seed=0)
+    plain = DQNTrainer(TicTacToeEnv(), QTable(), seed=0, replay_size=0, target_update_every=0)
     assert plain.target_fn is plain.value_fn and plain.replay is None
 
 

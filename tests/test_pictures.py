@@ -10,19 +10,12 @@ from matplotlib.quiver import Quiver
 
 import rltorch.envs  # noqa: F401  (registers the rltorch/ envs)
 from rltorch import QLearningTrainer, QTable
-from rltorch.logger import TensorBoardLogger
+from rltorch.envs.context import EnvContext
+from rltorch.envs.grid import GridLayout, grid_layout
+from rltorch.logger import NullLogger, TensorBoardLogger
 from rltorch.mdp import model_of, value_iteration
-from rltorch.mdp.pictures import (
-    ARROW_RISE,
-    GridLayout,
-    compare_figure,
-    grid_figures,
-    grid_layout,
-    learned_from_q,
-    log_grid_figures,
-    policy_figure,
-)
 from rltorch.policies import ConstantSchedule
+from rltorch.run.pictures import ARROW_RISE, GridImages, compare_figure, grid_figures, learned_from_q, policy_figure
 from rltorch.run.plots import save_png
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -142,17 +135,19 @@ def test_grid_figures_png_and_tensorboard(tmp_path):
     env = gym.make("FrozenLake-v1", is_slippery=False)
     trainer = QLearningTrainer(env, QTable(alpha=0.5), gamma=0.9, schedule=ConstantSchedule(0.3), seed=0)
     trainer.train(300, eval_every=0, progress=False)
-    figures = grid_figures(env, trainer.value_fn, 0.9)
+    context = EnvContext(env, 0.9)
+    figures = grid_figures(context, trainer.value_fn)
     assert set(figures) == {"grid/learned", "grid/compare"}
     for tag, figure in figures.items():
         path = save_png(figure, tmp_path / f"{tag.split('/')[1]}.png")
         data = path.read_bytes()
         assert len(data) > 1000 and data.startswith(PNG_SIGNATURE)
-    assert set(grid_figures(env, trainer, 0.9)) == set(grid_figures(env, trainer.agent(), 0.9)) == set(figures)
+    assert set(grid_figures(context, trainer)) == set(grid_figures(context, trainer.agent())) == set(figures)
     logger = TensorBoardLogger(tmp_path / "run")
-    log_grid_figures(logger, figures, step=300)
+    for tag, figure in figures.items():
+        logger.figure(tag, figure, step=300)
     logger.close()
-    assert any(path.stat().st_size > 1000 for path in (tmp_path / "run").iterdir())
+    assert images_in(tmp_path / "run") == {"grid/learned": [300], "grid/compare": [300]}
     assert plt.get_fignums() == open_before  # plain Figures: nothing added to pyplot
 
 
@@ -162,4 +157,56 @@ def test_non_grid_envs_give_nothing(env_id):
         pytest.skip(f"{env_id} is not registered in this Gymnasium")
     env = gym.make(env_id)
     assert grid_layout(env) is None
-    assert grid_figures(env, lambda state, actions: [0.0] * len(actions), 1.0) == {}
+    assert grid_figures(EnvContext(env, 1.0), lambda state, actions: [0.0] * len(actions)) == {}
+
+
+def images_in(run_dir):
+    """{tag: [steps]} of the images logged in a run folder."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(run_dir))
+    events.Reload()
+    return {tag: [event.step for event in events.Images(tag)] for tag in events.Tags()["images"]}
+
+
+class FailingWriter:
+    """A SummaryWriter whose disk is full."""
+
+    def add_figure(self, *args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    def flush(self):
+        pass
+
+    def close(self):
+        pass
+
+
+def test_a_failing_figure_write_stops_logging_with_one_warning(tmp_path, capsys):
+    env = gym.make("FrozenLake-v1", is_slippery=False)
+    figures = grid_figures(EnvContext(env, 0.9), lambda state, actions: [0.0] * len(actions))
+    logger = TensorBoardLogger(tmp_path / "run")
+    logger.writer.close()
+    logger.writer = FailingWriter()
+    for step in (1, 2):
+        for tag, figure in figures.items():
+            logger.figure(tag, figure, step)
+    logger.close()
+    warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning")]
+    assert len(warnings) == 1 and "No space left on device" in warnings[0]
+    assert logger.failure is not None
+    NullLogger().figure("grid/learned", figures["grid/learned"], 0)  # quiet loggers take figures too
+
+
+def test_grid_images_draw_from_the_context_without_solving_again(monkeypatch):
+    env = gym.make("FrozenLake-v1", is_slippery=False)
+    context = EnvContext(env, 0.9)
+    trainer = QLearningTrainer(env, QTable(alpha=0.5), gamma=0.9, schedule=ConstantSchedule(0.3), seed=0,
+                               exact_eval=context.exact.scalars)
+    logged = []
+    monkeypatch.setattr(trainer.logger, "figure", lambda tag, figure, step: logged.append((tag, step)), raising=False)
+    trainer.exact_eval = GridImages(trainer.exact_eval, context, trainer)
+    monkeypatch.setattr("rltorch.envs.context.value_iteration", None)  # a second solve would fail
+    monkeypatch.setattr("rltorch.envs.context.model_of", None)
+    trainer.train(40, eval_every=20, eval_games=2, progress=False)
+    assert logged == [("grid/learned", 20), ("grid/compare", 20), ("grid/learned", 40), ("grid/compare", 40)]

@@ -35,6 +35,7 @@ from rltorch.envs.tictactoe.encoder import BoardEncoder
 from rltorch.envs.tictactoe.env import TicTacToeEnv, afterstate
 from rltorch.policies import ConstantSchedule, ExponentialSchedule
 from rltorch.trainers.base import Trainer
+from rltorch.trainers.dqn import DQNTrainer
 from rltorch.values import QNetwork, VNetwork, WeightedQTable
 
 QUIET = {"progress": False, "eval_every": 0}
@@ -137,8 +138,8 @@ def test_qlearning_with_replay_and_a_target_network_resumes_exactly(tmp_path):
     # catches: a lost replay buffer, target copy, fit counter (target refresh phase) or Adam state
     def make() -> Trainer:
         network = QNetwork(BoardEncoder(), 9, hidden=(8,), lr=0.01)
-        return QLearningTrainer(TicTacToeEnv(), network, schedule=FAST_DECAY, seed=1, replay_size=150,
-                                batch_size=8, target_update_every=40)
+        return DQNTrainer(TicTacToeEnv(), network, schedule=FAST_DECAY, seed=1, replay_size=150, batch_size=8,
+                          target_update_every=40)
 
     resumed = assert_resume_is_exact(make, 30, 30, tmp_path)
     assert resumed.fits > 40 and len(resumed.replay) == 150

@@ -142,7 +142,7 @@ def test_a_q_network_resumes_with_its_histogram_and_losses(k, tmp_path):
 def test_a_dqn_on_frozenlake_resumes_with_its_replay_and_target(tmp_path):
     # the replay buffer, target copy and fit count with a network's logging sums, on a Gymnasium env
     assert_stopped_run_resumes_exactly(
-        lambda: make("FrozenLake-v1", "qlearning", "--value-fn", "mlp", "--hidden", "8", "--replay-size", "30",
+        lambda: make("FrozenLake-v1", "dqn", "--value-fn", "mlp", "--hidden", "8", "--replay-size", "30",
                      "--batch-size", "4", "--target-update-every", "13"),
         tmp_path)
 

@@ -49,6 +49,23 @@ def test_the_library_imports_no_study_and_envs_import_no_trainer_or_agent():
             assert not [m for m in modules if m.startswith("rltorch.run")], path
 
 
+def test_models_import_no_env_no_value_function_and_no_plotting():
+    """`rltorch/mdp/` is pure: envs build models from it, pictures of models live in the run layer."""
+    paths = list((ROOT / "rltorch" / "mdp").rglob("*.py"))
+    assert len(paths) > 5
+    for path in paths:
+        forbidden = [m for m in imports_of(path) if m.startswith(("rltorch.envs", "rltorch.values", "matplotlib",
+                                                                   "rltorch.run", "torch.utils.tensorboard"))]
+        assert not forbidden, (path, forbidden)
+
+
+def test_envs_import_no_run_layer_and_capabilities_import_no_env():
+    for path in (ROOT / "rltorch" / "envs").rglob("*.py"):
+        assert not [m for m in imports_of(path) if m.startswith(("rltorch.run", "matplotlib"))], path
+    protocols = list(imports_of(ROOT / "rltorch" / "envs" / "capabilities.py"))
+    assert not [m for m in protocols if m.startswith("rltorch.envs.") and m != "rltorch.envs.grid"], protocols
+
+
 def test_a_users_own_env_trains_through_the_one_command(tmp_path):
     result = rltorch_cmd("train", "--env", "tests.chain_env:Chain-v0", "--algo", "sarsa", "--episodes", 400,
                          "--gamma", 1, "--eval-every", 200, "--eval-games", 10, "--test-games", 20, "--no-progress",

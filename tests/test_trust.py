@@ -14,6 +14,7 @@ import torch
 
 from rltorch.errors import RLTorchError
 from rltorch.run import options
+from rltorch.run.algorithms import algorithm_name
 from rltorch.run.cli import main as cli_main
 from rltorch.run.cli import train, train_parser
 from rltorch.run.output import run_name
@@ -39,6 +40,7 @@ BAD = {  # bad values for each argument type, each with a reason it is bad
     blackjack_mc.threshold: ["11", "23", "x"],
     blackjack_mc.start_state: ["13,2", "22,2,1", "13,0,1", "x"],
     blackjack_figures.episode_counts: ["0", "x", "10,-5"],
+    algorithm_name: ["zzz", "3d:x", "mod:", ":Class"],
 }
 PARSERS = {  # (script, parser, arguments it needs in any case)
     "sarsa_trainer.py": (lambda: train_parser("rltorch/TicTacToe-v0", "sarsa", "d"), []),

@@ -36,7 +36,7 @@ SEGMENTS = 100  # progress reports per batch
 CHUNKS_PER_THREAD = 8  # lanes differ in length: small chunks keep the threads busy
 
 
-def resolve_device(device: str | torch.device) -> torch.device:
+def engine_device(device: str | torch.device) -> torch.device:
     """The engine's device: `cpu` (or `auto`); a GPU is refused in one line (the engine has no GPU form)."""
     name = str(device)
     if name in ("cpu", "auto"):
@@ -80,7 +80,7 @@ class BatchedEngine:
     """Runs batches of independent lanes of one method on `model` (see module), on `threads` CPU threads."""
 
     def __init__(self, model: FiniteModel, *, device: str | torch.device = "cpu", threads: int = 1) -> None:
-        self.device = resolve_device(device)
+        self.device = engine_device(device)
         self.model, self.threads = model, max(1, int(threads))
         self.arrays = model_arrays(model)
 

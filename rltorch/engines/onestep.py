@@ -92,7 +92,7 @@ def double_q_episode(lane: int, lanes: Lanes, model: Model, settings: Settings,
     state = start(model, stream)
     total, length = 0.0, 0
     while True:
-        for index in range(model.legal_count[state]):  # Q1 + Q2, what DoubleQ.values gives
+        for index in range(model.legal_count[state]):  # Q1 + Q2: the actions (and ties) of DoubleQ.values, their mean
             action = model.legal[state, index]
             scratch[index] = tables[0, state, action] + tables[1, state, action]
         action = choose(model, scratch, state, settings.epsilon, stream)

@@ -3,7 +3,7 @@
 from rltorch.mdp.arrays import ModelArrays
 from rltorch.mdp.from_env import from_gymnasium, model_of
 from rltorch.mdp.model import FiniteModel, Transition
-from rltorch.mdp.policies import Policy, deterministic_policy, epsilon_greedy_policy, uniform_policy
+from rltorch.mdp.policies import PolicyDistribution, deterministic_policy, epsilon_greedy_policy, uniform_policy
 from rltorch.mdp.solve import (
     Solution,
     evaluate_policy,
@@ -17,7 +17,7 @@ from rltorch.mdp.solve import (
 __all__ = [
     "FiniteModel",
     "ModelArrays",
-    "Policy",
+    "PolicyDistribution",
     "Solution",
     "Transition",
     "deterministic_policy",

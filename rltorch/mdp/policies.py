@@ -11,7 +11,7 @@ from rltorch.errors import RLTorchError
 from rltorch.mdp.arrays import ModelArrays
 from rltorch.mdp.model import PROBABILITY_TOLERANCE, FiniteModel
 
-Policy = Mapping[Hashable, Mapping[int, float]]
+PolicyDistribution = Mapping[Hashable, Mapping[int, float]]
 
 
 def deterministic_policy(choice: Mapping[Hashable, int]) -> dict[Hashable, dict[int, float]]:
@@ -62,7 +62,7 @@ def _q_value(q: Mapping[tuple[Hashable, int], float], state: Hashable, action: i
     return float(value)
 
 
-def policy_array(model: FiniteModel, arrays: ModelArrays, policy: Policy) -> tuple[np.ndarray, np.ndarray]:
+def policy_array(model: FiniteModel, arrays: ModelArrays, policy: PolicyDistribution) -> tuple[np.ndarray, np.ndarray]:
     """`pi[S, A]` action probabilities and `covered[S]` (whether `policy` names the state; absorbing ones always do).
 
     Raises `RLTorchError` for an illegal action given positive probability, a probability that is

@@ -29,7 +29,13 @@ from rltorch.mdp.engine import (
 )
 from rltorch.mdp.greedy import best_values, candidate_actions, greedy_choice, one_hot_policy
 from rltorch.mdp.model import FiniteModel
-from rltorch.mdp.policies import Policy, deterministic_policy, epsilon_greedy_policy, policy_array, require_covered
+from rltorch.mdp.policies import (
+    PolicyDistribution,
+    deterministic_policy,
+    epsilon_greedy_policy,
+    policy_array,
+    require_covered,
+)
 
 __all__ = ["Solution", "deterministic_policy", "epsilon_greedy_policy", "evaluate_policy", "expected_return",
            "outcome_probabilities", "q_from_v", "value_iteration"]
@@ -55,8 +61,8 @@ class Solution:
     policy: dict[Hashable, int]
 
 
-def evaluate_policy(model: FiniteModel, policy: Policy, gamma: float, *, method: str = "auto", tol: float = 1e-12,
-                    horizon: int | None = None) -> dict[Hashable, float]:
+def evaluate_policy(model: FiniteModel, policy: PolicyDistribution, gamma: float, *, method: str = "auto",
+                    tol: float = 1e-12, horizon: int | None = None) -> dict[Hashable, float]:
     """v_pi of every state: a linear solve ("linear"), sweeps until no value moves by `tol` ("iterative"), or either.
 
     "auto" solves linearly up to `LINEAR_STATE_LIMIT` states. With `horizon` the value of at most
@@ -71,7 +77,8 @@ def evaluate_policy(model: FiniteModel, policy: Policy, gamma: float, *, method:
     return dict(zip(model.states, values.tolist(), strict=True))
 
 
-def expected_return(model: FiniteModel, policy: Policy, gamma: float, *, horizon: int | None = None) -> float:
+def expected_return(model: FiniteModel, policy: PolicyDistribution, gamma: float, *,
+                    horizon: int | None = None) -> float:
     """The expected return from the start distribution (the policy need only cover the states it can reach)."""
     arrays = model.arrays()
     pi, chain, within = _reachable_chain(model, arrays, policy)
@@ -125,7 +132,8 @@ def value_iteration(model: FiniteModel, gamma: float, *, tol: float = 1e-12, hor
     return _solution(model, arrays, q, values, tie_tol, finishing=gamma == 1.0 and horizon is None)
 
 
-def outcome_probabilities(model: FiniteModel, policy: Policy, *, outcome: Callable[[float], Hashable] | None = None,
+def outcome_probabilities(model: FiniteModel, policy: PolicyDistribution, *,
+                          outcome: Callable[[float], Hashable] | None = None,
                           horizon: int | None = None) -> dict[Hashable, float]:
     """The probability of each episode outcome from the start distribution, labelled by `outcome(reward)`.
 
@@ -195,7 +203,8 @@ def _policy_values(model: FiniteModel, chain: Chain, reward: np.ndarray, gamma: 
     return solve_chain(chain, reward, gamma, method=method, tol=tol, within=within)
 
 
-def _reachable_chain(model: FiniteModel, arrays: ModelArrays, policy: Policy) -> tuple[np.ndarray, Chain, np.ndarray]:
+def _reachable_chain(model: FiniteModel, arrays: ModelArrays,
+                     policy: PolicyDistribution) -> tuple[np.ndarray, Chain, np.ndarray]:
     """The policy array, its chain, and the states it reaches from the start (each of which it must cover)."""
     pi, covered = policy_array(model, arrays, policy)
     chain = Chain(arrays, pi)

@@ -14,11 +14,13 @@ from typing import Any
 
 from rltorch.agents import GreedyAgent
 from rltorch.checkpoints import load, load_checkpoint
+from rltorch.envs.context import EnvContext
 from rltorch.errors import RLTorchError
 from rltorch.keys import AfterstateKeys, StateActionKeys
+from rltorch.run.algorithms import algorithm_name, import_user_algorithm
 from rltorch.run.cli import SHIPPED_AGENT
 from rltorch.run.defaults import env_defaults
-from rltorch.run.envs import cli_options, env_id_from_file, exact_hooks, hook, import_user_module, make_env
+from rltorch.run.envs import cli_options, env_id_from_file, hook, import_user_module, make_env
 from rltorch.run.options import add_output_options, key_value, make_parser, parse
 from rltorch.run.output import run_cli
 from rltorch.run.session import apply_resume, check_run_name
@@ -42,7 +44,9 @@ def train_parser(env_id: str | None, algorithm: str | None, description: str | N
         parser.add_argument("--env-option", type=key_value, action="append", metavar="KEY=VALUE",
                             help="a keyword argument for the env, e.g. is_slippery=False (repeatable)")
     if algorithm is None:
-        parser.add_argument("--algo", choices=tuple(TRAINERS), default=DEFAULT_ALGORITHM, help="the learning algorithm")
+        parser.add_argument("--algo", type=algorithm_name, default=DEFAULT_ALGORITHM, metavar="{" + ",".join(TRAINERS)
+                            + "} or module:Class", help="the learning algorithm (module:Class: your Trainer subclass "
+                                                        "in your module, imported from the current folder first)")
     add_learning_options(parser, algorithm)
     add_env_options(parser, cli_options(env_id) if env_id is not None else {})
     add_output_options(parser, log_every=100, eval_every=5000, eval_games=500, test_games=1000)
@@ -63,6 +67,7 @@ def train(argv: list[str] | None, env_id: str | None = None, algorithm: str | No
 
     def run() -> int:
         """Find the env, then parse with its defaults (a script's own `defaults` win) and train."""
+        import_user_algorithm(algorithm or known.algo or DEFAULT_ALGORITHM)
         env = env_id or _env_of_run(known)
         preset = {**env_defaults(env, algorithm or known.algo or DEFAULT_ALGORITHM), **defaults}
         return _train(argv, env, algorithm, description, preset, fixed_env=env_id is not None)
@@ -110,15 +115,15 @@ def _train(argv: list[str], env_id: str, algorithm: str | None, description: str
 def evaluate(args: argparse.Namespace) -> None:
     """Print the exact figures of a checkpoint's greedy agent on the env it names."""
     env, agent, gamma, _ = _env_and_agent(args)
-    _, report, describe = exact_hooks(env, gamma)
-    result = report(agent) if report is not None else None
-    if result is None:
+    exact = EnvContext(env, gamma).exact
+    result = exact.report(agent) if exact is not None else None
+    if exact is None or result is None:
         raise RLTorchError(f"{args.checkpoint} is an agent for {env.spec.id} {env.spec.kwargs or ''}, "
                            "which has no exact evaluation")
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    print(describe(result) if describe is not None else json.dumps(result, indent=2))
+    print(exact.describe(result))
 
 
 def _env_and_agent(args: argparse.Namespace) -> tuple[Any, Any, float, dict[str, Any]]:
@@ -161,8 +166,8 @@ def play(args: argparse.Namespace) -> None:
         raise RLTorchError(f"no {SHIPPED_AGENT} here (it ships with the repository); train one with "
                            "python trainers/sarsa_trainer.py --values afterstate --seat both "
                            "--checkpoint checkpoints/play_tictactoe.pt, or pass --checkpoint")
-    env, agent, _, config = _env_and_agent(args)
-    game = hook(env, "play_in_terminal")
+    env, agent, gamma, config = _env_and_agent(args)
+    game = EnvContext(env, gamma).terminal_game
     if game is None:
         raise RLTorchError(f"{env.spec.id} has no terminal game")
     saved = config.get("env_kwargs") if isinstance(config.get("env_kwargs"), dict) else {}
@@ -188,11 +193,11 @@ def _person_seat(chosen: str | None, trained: Any, checkpoint: Path) -> str | No
 
 def figure(args: argparse.Namespace) -> None:
     """Write a grid-world checkpoint's learned policy beside the exact one as PNGs (never over existing files)."""
-    from rltorch.mdp.pictures import grid_figures
+    from rltorch.run.pictures import grid_figures
     from rltorch.run.plots import save_png
 
     env, agent, gamma, _ = _env_and_agent(args)
-    figures = grid_figures(env, agent, gamma)
+    figures = grid_figures(EnvContext(env, gamma), agent)
     if not figures:
         raise RLTorchError(f"{env.spec.id} is not a grid world with a finite model: no policy picture to draw")
     out = args.out if args.out is not None else Path("runs") / "figures" / args.checkpoint.stem

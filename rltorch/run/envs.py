@@ -1,14 +1,11 @@
-"""Finding and building an env by id for the run layer, and asking it the optional questions rltorch knows.
+"""Finding and building an env by id for the run layer, and the env context a run reads its capabilities from.
 
-An env may offer (all optional): `legal_actions()`; `afterstate(state, action)` (enables afterstate
-keys); `is_game = True` (wins, draws and losses are counted by the sign of the return);
-`cli_options` (a dict of option name to argparse keywords: they become `--name` options of `train`);
-`encoder()` (features for networks); `exact_scalars(agent)`, `exact_report(agent)` and
-`format_exact_report(report)` (exact figures; without them, an env with a finite model, its own
-`model()` or Gymnasium's toy-text `P`, gets the generic ones of `rltorch.mdp.evaluation`);
-`evaluation_env()` (the env tests and evaluations play, when not a copy of the training env);
-`start_states()` (for exploring starts); `refresh_opponent(value_fn, keys, episodes_done)`
-(self-play); `play_in_terminal(agent)`.
+What an env may offer (all optional) is written as typed protocols in `rltorch.envs.capabilities`: the rules
+(`legal_actions()`, `afterstate(state, action)`, `model()`), its own exact evaluation, a grid layout for
+pictures, and extras (`is_game`, `cli_options`, `encoder()`, `start_states()`, `evaluation_env()`,
+`refresh_opponent(...)`, `reachable_keys(kind)`, `play_in_terminal(agent)`). A run resolves them once into an
+`rltorch.envs.context.EnvContext` (`context_of(trainer)`): one model, one solve, shared by training, pictures
+and reports.
 """
 
 from __future__ import annotations
@@ -23,14 +20,15 @@ import gymnasium as gym
 from gymnasium.envs.registration import load_env_creator
 
 import rltorch.envs  # noqa: F401  (registers rltorch's envs)
+from rltorch.envs.capabilities import DeclaresOptions, HasLegalActions
+from rltorch.envs.context import EnvContext
 from rltorch.errors import RLTorchError
-from rltorch.mdp import model_of
-from rltorch.mdp.evaluation import ModelEvaluation, format_model_report
-from rltorch.mdp.pictures import grid_figures, log_grid_figures
 
 
-def import_user_module(env_id: str) -> str:
-    """Import the module of a `module:EnvId` id the user named (found as `python -m` finds it); return the plain id.
+def import_user_module(env_id: str, what: str = "env") -> str:
+    """Import the module of a `module:Name` the user named (found as `python -m` finds it); return the plain name.
+
+    `what` says what the name is (an env id, an algorithm's class) in messages.
 
     Only for ids the user typed or passed in code: the module is looked up with the current folder first,
     and any error it raises while importing becomes one line naming the module (`RLTORCH_DEBUG=1` shows the
@@ -40,13 +38,13 @@ def import_user_module(env_id: str) -> str:
     if not sep:
         return env_id
     if not module or not plain or any(not part.isidentifier() for part in module.split(".")):
-        raise RLTorchError(f"--env {env_id!r} is not module:EnvId (a Python module name, a colon, an env id)")
+        raise RLTorchError(f"{what} {env_id!r} is not module:Name (a Python module name, a colon, a name)")
     if module not in sys.modules:
-        _import_from_here(module, env_id)
+        _import_from_here(module, f"{what} {env_id!r}")
     return plain
 
 
-def _import_from_here(module: str, env_id: str) -> None:
+def _import_from_here(module: str, wanted: str) -> None:
     """`importlib.import_module` with the current folder first on the path, every failure as one line."""
     here = os.getcwd()
     added = here not in sys.path
@@ -58,7 +56,7 @@ def _import_from_here(module: str, env_id: str) -> None:
         if os.environ.get("RLTORCH_DEBUG"):
             raise
         where = f" ({error.filename}, line {error.lineno})" if isinstance(error, SyntaxError) else ""
-        raise RLTorchError(f"cannot import module {module!r} for env {env_id!r}: {type(error).__name__}: "
+        raise RLTorchError(f"cannot import module {module!r} for {wanted}: {type(error).__name__}: "
                            f"{error}{where} (RLTORCH_DEBUG=1 shows the traceback)") from None
     finally:
         if added:
@@ -114,7 +112,8 @@ def _first_line(error: BaseException) -> str:
 
 def cli_options(env_id: str) -> dict[str, dict[str, Any]]:
     """The options the env declares for the command line (none for most envs)."""
-    return dict(getattr(env_class(env_id), "cli_options", {}))
+    entry = env_class(env_id)
+    return dict(entry.cli_options) if isinstance(entry, DeclaresOptions) else {}
 
 
 def make_env(env_id: str, kwargs: dict[str, Any] | None = None) -> gym.Env:
@@ -129,8 +128,7 @@ def make_env(env_id: str, kwargs: dict[str, Any] | None = None) -> gym.Env:
             raise
         raise RLTorchError(f"cannot make env {env_id!r} with {kwargs or {}}: {type(error).__name__}: "
                            f"{_first_line(error)}") from None
-    legal = getattr(env.unwrapped, "legal_actions", None)
-    if legal is not None and not legal():
+    if isinstance(env.unwrapped, HasLegalActions) and not env.unwrapped.legal_actions():
         raise RLTorchError(f"env {env_id!r} offers no legal action at the start of an episode")
     if not isinstance(env.action_space, gym.spaces.Discrete):
         raise RLTorchError(f"env {env_id!r} has a {type(env.action_space).__name__} action space; rltorch's learners "
@@ -144,37 +142,19 @@ def make_env(env_id: str, kwargs: dict[str, Any] | None = None) -> gym.Env:
 
 
 def hook(env: gym.Env, name: str) -> Any:
-    """The env's optional method or attribute `name`, or None."""
+    """The env's optional method or attribute `name`, or None (the typed form: `rltorch.envs.capabilities`)."""
     return getattr(env.unwrapped, name, None)
 
 
-def exact_hooks(env: gym.Env, gamma: float) -> tuple[Any, Any, Any]:
-    """The env's exact scalars, report and report formatter: its own, or the generic ones from its finite model."""
-    own = hook(env, "exact_scalars"), hook(env, "exact_report"), hook(env, "format_exact_report")
-    if own[0] is not None:
-        return own
-    model = model_of(env)
-    if model is None:
-        return None, None, None
-    evaluation = ModelEvaluation(model, gamma)
-    return evaluation, evaluation.report, format_model_report
+def context_of(trainer: Any) -> EnvContext:
+    """The env context `build_trainer` resolved for `trainer`; for a trainer built elsewhere, one resolved now."""
+    context = getattr(trainer, "env_context", None)
+    if not isinstance(context, EnvContext) or context.env is not trainer.env or context.gamma != trainer.gamma:
+        context = trainer.env_context = EnvContext(trainer.env, trainer.gamma)
+    return context
 
 
-class GridImages:
-    """Exact scalars that also log the learned and exact policies of a grid world as TensorBoard images."""
-
-    def __init__(self, scalars: Any, env: gym.Env, trainer: Any) -> None:
-        self.scalars, self.env, self.trainer = scalars, env, trainer
-        self.solution = scalars.solution if isinstance(scalars, ModelEvaluation) else None
-
-    def __call__(self, agent: Any) -> dict[str, float]:
-        """The exact scalars; the grid pictures go to the trainer's logger at its episode count."""
-        figures = grid_figures(self.env, agent, self.trainer.gamma, exact=self.solution)
-        log_grid_figures(self.trainer.logger, figures, self.trainer.episodes_done)
-        return self.scalars(agent)
-
-
-def evaluation_env(env: gym.Env, env_id: str, kwargs: dict[str, Any]) -> gym.Env:
+def evaluation_env(context: EnvContext, env_id: str, kwargs: dict[str, Any]) -> gym.Env:
     """The env that tests and evaluations play: the env's own choice, or a fresh copy of the training env."""
-    make = hook(env, "evaluation_env")
+    make = context.evaluation_env
     return make() if make is not None else make_env(env_id, kwargs)

@@ -123,7 +123,7 @@ def _refuse_changes(parser: argparse.ArgumentParser, argv: list[str], args: argp
     """RLTorchError when the command line sets an option that the resumed run keeps from its checkpoint."""
     for dest in sorted(given_options(parser, argv) - FROM_COMMAND_LINE):
         mine, theirs = getattr(args, dest, None), saved.get(dest)
-        if dest in saved and mine != theirs and not (isinstance(mine, list) and list(theirs or []) == mine):
+        if dest in saved and mine != theirs:
             option = next(a.option_strings[-1] for a in parser._actions if a.dest == dest)
             raise RLTorchError(f"{option} {mine!r} differs from the resumed run's {theirs!r}: a resumed run keeps "
                                "its settings (start a new run to change them)")

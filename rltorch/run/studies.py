@@ -199,7 +199,7 @@ def _log(folder: Path, stem: str, result: StudyResult, numbers: dict[str, Any]) 
     for tag, (xs, ys) in result.curves.items():
         for x, y in zip(xs, ys, strict=True):
             logger.scalar(tag, float(y), int(x))
-    logger.writer.add_figure(f"figures/{stem}", result.figure, close=True)
+    logger.figure(f"figures/{stem}", result.figure)
     logger.text("numbers", f"```\n{json.dumps(numbers, indent=2, default=str)}\n```")
     logger.close()
 

@@ -9,16 +9,17 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from tqdm import tqdm
 
 from rltorch.agents import GreedyAgent
+from rltorch.callbacks import SelfPlayRefresh
 from rltorch.checkpoints import save_checkpoint
+from rltorch.envs.context import EnvContext
 from rltorch.errors import BadTransition, RLTorchError
 from rltorch.keys import AfterstateKeys, StateActionKeys
 from rltorch.logger import TensorBoardLogger
-from rltorch.mdp.pictures import grid_layout
 from rltorch.policies import make_schedule
-from rltorch.run.envs import GridImages, evaluation_env, exact_hooks, hook, make_env
+from rltorch.run.algorithms import trainer_class
+from rltorch.run.envs import context_of, evaluation_env, hook, make_env
 from rltorch.run.options import (
     MAX_EPISODES,
     at_most,
@@ -32,7 +33,7 @@ from rltorch.run.options import (
 )
 from rltorch.run.output import RunInterrupted, StopSignals, run_name, write_json
 from rltorch.run.session import check_new_run, checkpoint_lock, run_settings
-from rltorch.trainers import TRAINERS, Trainer
+from rltorch.trainers import Trainer
 from rltorch.values import QNetwork, QTable, ValueFunction, VNetwork, VTable
 from rltorch.values.encoders import space_encoder
 from rltorch.values.weighted import WeightedQTable
@@ -68,12 +69,12 @@ def add_learning_options(parser: argparse.ArgumentParser, algorithm: str | None)
     learning.add_argument("--device", choices=("cpu", "cuda", "auto"), default="cpu", help="where an mlp runs")
     learning.add_argument("--threads", type=at_most(positive_int, MAX_THREADS), default=1,
                           help="CPU threads for torch (small networks run fastest on one)")
-    if algorithm in (None, "qlearning"):
-        learning.add_argument("--replay-size", type=at_most(non_negative_int, MAX_REPLAY), default=0,
-                              help="Q-learning/DQN: replay the last N transitions in minibatches (0: off)")
+    if algorithm in (None, "dqn"):
+        learning.add_argument("--replay-size", type=at_most(non_negative_int, MAX_REPLAY), default=10_000,
+                              help="DQN: replay the last N transitions in minibatches (0: off)")
         learning.add_argument("--batch-size", type=at_most(positive_int, MAX_BATCH), default=32,
                               help="DQN: minibatch size (at most --replay-size)")
-        learning.add_argument("--target-update-every", type=at_most(non_negative_int, MAX_STEPS), default=0,
+        learning.add_argument("--target-update-every", type=at_most(non_negative_int, MAX_STEPS), default=500,
                               help="DQN: bootstrap from a frozen copy refreshed every K fits (0: off)")
     if algorithm in (None, "nstep-sarsa", "nstep-expected-sarsa"):
         learning.add_argument("--n", type=at_most(positive_int, MAX_N), default=4,
@@ -143,7 +144,7 @@ def build_keys(args: argparse.Namespace, env: Any, env_id: str) -> Any:
 
 def algorithm_options(algorithm: str, args: argparse.Namespace, env: Any, env_id: str) -> dict[str, Any]:
     """The keyword arguments one algorithm adds to the trainer."""
-    if algorithm == "qlearning":
+    if algorithm == "dqn":
         if args.replay_size and args.batch_size > args.replay_size:
             raise RLTorchError(f"--batch-size {args.batch_size:,} is larger than --replay-size {args.replay_size:,}: "
                                "a minibatch is drawn from the replay buffer, so it can be at most that size")
@@ -166,24 +167,26 @@ def algorithm_options(algorithm: str, args: argparse.Namespace, env: Any, env_id
 
 def build_trainer(algorithm: str, args: argparse.Namespace, env_id: str) -> Trainer:
     """The trainer that `args` describe on `env_id`, checked and built before any file is made."""
-    if algorithm not in TRAINERS:
-        raise RLTorchError(f"unknown algorithm {algorithm!r}; choose from {', '.join(TRAINERS)}")
+    cls = trainer_class(algorithm)
     kwargs = env_kwargs(args)
     env = make_env(env_id, kwargs)
     try:
         schedule = make_schedule(args.epsilon_schedule, args.epsilon_start, args.epsilon_final, args.epsilon_decay)
     except ValueError as error:
         raise RLTorchError(str(error)) from None
-    exact, _, _ = exact_hooks(env, args.gamma)
+    context = EnvContext(env, args.gamma)  # the env's capabilities, resolved once for the whole run
+    exact = context.exact
     try:
-        trainer = TRAINERS[algorithm](
+        trainer = cls(
             env, build_value_fn(args, env, algorithm), keys=build_keys(args, env, env_id), gamma=args.gamma,
-            schedule=schedule, seed=args.seed, eval_env=evaluation_env(env, env_id, kwargs), exact_eval=exact,
+            schedule=schedule, seed=args.seed, eval_env=evaluation_env(context, env_id, kwargs),
+            exact_eval=exact.scalars if exact is not None else None,
             **algorithm_options(algorithm, args, env, env_id),
         )
     except ValueError as error:
         raise RLTorchError(str(error)) from None
     trainer.env_id = env_id  # with its module, so `evaluate` can make a user's env again
+    trainer.env_context = context  # run_training, its pictures and its report read the same model and solution
     return trainer
 
 
@@ -205,18 +208,21 @@ def run_training(
         trainer.restore(resumed)
     with checkpoint_lock(checkpoint), checkpoint_lock(args.log_dir / name, "run folder"):
         trainer.logger = logger = TensorBoardLogger(args.log_dir / name)
-        if trainer.exact_eval is not None and grid_layout(trainer.env) is not None:
-            trainer.exact_eval = GridImages(trainer.exact_eval, trainer.env, trainer)
+        context = context_of(trainer)
+        if trainer.exact_eval is not None and context.grid is not None:
+            from rltorch.run.pictures import GridImages  # matplotlib, for grid worlds only
+
+            trainer.exact_eval = GridImages(trainer.exact_eval, context, trainer)
         logger.hyperparameters({**{k: str(v) for k, v in vars(args).items()}, **trainer.config()})
-        refresh = hook(trainer.env, "refresh_opponent")
-        callback = (lambda t: refresh(t.value_fn, t.keys, t.episodes_done)) if refresh is not None else None
+        refresh = context.refresh_opponent
+        callbacks = [SelfPlayRefresh(refresh)] if refresh is not None else []
         signals = StopSignals(lambda: setattr(trainer, "stop_requested", True))
         more = args.episodes - trainer.episodes_done if resumed is not None else args.episodes
         first, start = trainer.episodes_done, time.perf_counter()
         with signals.active():
             try:
                 trainer.train(max(more, 0), log_every=args.log_every, eval_every=args.eval_every,
-                              eval_games=args.eval_games, progress=not args.no_progress, callback=callback)
+                              eval_games=args.eval_games, progress=not args.no_progress, callbacks=callbacks)
             except BadTransition as error:  # the env broke its contract mid-run: keep what was learned
                 save_checkpoint(checkpoint, {**trainer.checkpoint(), "run": run_settings(args, name)})
                 logger.close()
@@ -257,8 +263,9 @@ def final_metrics(trainer: Trainer, args: argparse.Namespace, seconds: float, ex
     """The run's figures: speed, the final greedy test, table size and the exact report."""
     games = getattr(args, "test_games", 0)
     stats = trainer.test(games) if games else None
-    _, report, _ = exact_hooks(trainer.env, trainer.gamma)
-    reachable = hook(trainer.env, "reachable_keys")
+    context = context_of(trainer)
+    report = context.exact.report if context.exact is not None else None
+    reachable = context.reachable_keys
     metrics = run_metrics(trainer, seconds, extra)
     if reachable is not None and metrics["table_size"] is not None:
         metrics["reachable_keys"] = reachable(getattr(trainer.keys, "kind", "q"))
@@ -305,7 +312,8 @@ def format_metrics(trainer: Trainer, metrics: dict[str, Any]) -> str:
         lines.append("figures: " + ", ".join(f"{key.replace('_', ' ')} {_short(value)}"
                                              for key, value in metrics["figures"].items()))
     if metrics["exact"] is not None:
-        describe = exact_hooks(trainer.env, trainer.gamma)[2]
+        exact = context_of(trainer).exact
+        describe = exact.describe if exact is not None else None
         lines.append("exact evaluation of the greedy policy:")
         lines.append(describe(metrics["exact"]) if describe is not None else str(metrics["exact"]))
     lines.append(f"checkpoint: {metrics['checkpoint']}")
@@ -317,8 +325,3 @@ def format_metrics(trainer: Trainer, metrics: dict[str, Any]) -> str:
 def _short(value: Any) -> str:
     """A number in a few significant digits; anything else as it is."""
     return f"{value:.4g}" if isinstance(value, float) else str(value)
-
-
-def progress(iterable: Any, description: str, enabled: bool = True, total: int | None = None) -> Any:
-    """A tqdm progress bar over `iterable` (shared look for every script's long jobs)."""
-    return tqdm(iterable, desc=description, total=total, disable=not enabled, dynamic_ncols=True)

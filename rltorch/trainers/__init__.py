@@ -1,6 +1,7 @@
 """Trainers: one class per algorithm over a shared episode loop."""
 
 from rltorch.trainers.base import Trainer
+from rltorch.trainers.dqn import DQNTrainer
 from rltorch.trainers.mc import MCExploringStarts, MCPrediction, MCTrainer, MonteCarloTrainer
 from rltorch.trainers.nstep import NStepExpectedSARSATrainer, NStepSARSATrainer, NStepTD, NStepTDPrediction
 from rltorch.trainers.offpolicy import OffPolicyMCControl, OffPolicyMCPrediction
@@ -14,6 +15,7 @@ from rltorch.trainers.td import DoubleQLearningTrainer, ExpectedSARSATrainer, QL
 TRAINERS = {
     "sarsa": SARSATrainer,
     "qlearning": QLearningTrainer,
+    "dqn": DQNTrainer,
     "expected-sarsa": ExpectedSARSATrainer,
     "double-qlearning": DoubleQLearningTrainer,
     "nstep-sarsa": NStepSARSATrainer,
@@ -25,7 +27,8 @@ TRAINERS = {
 }
 
 __all__ = [
-    "TRAINERS", "DoubleQLearningTrainer", "DynaQTrainer", "EpisodeStats", "ExpectedSARSATrainer", "MCExploringStarts",
+    "TRAINERS", "DQNTrainer", "DoubleQLearningTrainer", "DynaQTrainer", "EpisodeStats", "ExpectedSARSATrainer",
+    "MCExploringStarts",
     "MCPrediction", "MCTrainer", "MonteCarloTrainer", "NStepExpectedSARSATrainer", "NStepSARSATrainer", "NStepTD",
     "NStepTDPrediction", "OffPolicyMCControl", "OffPolicyMCPrediction", "Outcomes", "PolicyPrediction",
     "QLearningTrainer", "ReplayBuffer", "SARSATrainer", "TDPrediction", "Trainer",

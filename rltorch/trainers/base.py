@@ -313,6 +313,21 @@ class Trainer:
         set_env_rng_state(self.eval_env, checkpoint["eval_env_rng"])
         return self
 
+    @classmethod
+    def load(cls, path: str | Path, env: gym.Env, **kwargs: Any) -> Trainer:
+        """A trainer of this class on `env`, continuing the checkpoint at `path` (Stable-Baselines3's `Model.load`).
+
+        The value function, keys, discount and seed come from the checkpoint (read as data); `kwargs` are the
+        class's own settings (e.g. `n=4`) and anything else of the constructor's (`eval_env`, `exact_eval`).
+        """
+        from rltorch.checkpoints import keys_from_config, load_checkpoint, value_fn_from_checkpoint
+
+        checkpoint = load_checkpoint(path)
+        config = checkpoint["config"]
+        trainer = cls(env, value_fn_from_checkpoint(checkpoint, path).train(), keys=keys_from_config(config, path),
+                      gamma=float(config["gamma"]), seed=int(config["seed"]), **kwargs)
+        return trainer.restore(checkpoint)
+
     def save(self, path: str | Path) -> Path:
         """Save the checkpoint atomically with `torch.save` (data only: it loads with `weights_only=True`)."""
         return save_checkpoint(path, self.checkpoint())

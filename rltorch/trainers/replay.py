@@ -6,24 +6,24 @@ import random
 from collections import deque
 from collections.abc import Hashable
 
-Transition = tuple[Hashable, float, bool, list[Hashable]]
+Experience = tuple[Hashable, float, bool, list[Hashable]]
 
 
 class ReplayBuffer:
     """The last `capacity` transitions (key, reward, terminated, next keys), sampled uniformly."""
 
     def __init__(self, capacity: int) -> None:
-        self.transitions: deque[Transition] = deque(maxlen=capacity)
+        self.transitions: deque[Experience] = deque(maxlen=capacity)
 
     def __len__(self) -> int:
-        """Transitions held."""
+        """Experiences held."""
         return len(self.transitions)
 
-    def add(self, transition: Transition) -> None:
+    def add(self, transition: Experience) -> None:
         """Store one transition, dropping the oldest when full."""
         self.transitions.append(transition)
 
-    def sample(self, size: int, rng: random.Random) -> list[Transition]:
+    def sample(self, size: int, rng: random.Random) -> list[Experience]:
         """`size` transitions drawn uniformly with replacement."""
         transitions = self.transitions
         return [transitions[rng.randrange(len(transitions))] for _ in range(size)]

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from typing import Any
 
 from rltorch.targets import double_q_learning_target, expected_sarsa_target, q_learning_target, sarsa_target
 from rltorch.trainers.base import Trainer
-from rltorch.trainers.replay import ReplayBuffer, Transition
 from rltorch.values.base import ValueFunction
 from rltorch.values.double import DoubleQ
 
@@ -62,53 +60,17 @@ class SARSATrainer(Trainer):
             key = next_key
 
 
-def batch_q_targets(batch: Sequence[Transition], value_fn: ValueFunction, gamma: float) -> list[float]:
-    """Q-learning targets of a batch, reading every next key's value in one call."""
-    flat = [key for _, _, _, next_keys in batch for key in next_keys]
-    values = value_fn.values(flat) if flat else []
-    targets, start = [], 0
-    for _, reward, terminated, next_keys in batch:
-        end = start + len(next_keys)
-        targets.append(q_learning_target(reward, values[start:end], gamma, terminated))
-        start = end
-    return targets
-
-
 class QLearningTrainer(OneStepTrainer):
     """Off-policy TD control: update Q(S, A) toward R + gamma max_a Q(S', a), then choose in S'.
 
-    The step to DQN, both off by default: `replay_size` > 0 keeps a replay buffer and fits a
-    minibatch of `batch_size` sampled transitions each step; `target_update_every` > 0 reads the
-    bootstrap values from a frozen copy refreshed every that many fits.
+    Its episode is `OneStepTrainer`'s loop with the per-step lookups bound once and each state's keys
+    computed once (for speed); `learn_step` is the same update for subclasses and readers.
     """
 
     algorithm = "qlearning"
 
-    def __init__(self, *args, replay_size: int = 0, batch_size: int = 32, target_update_every: int = 0,
-                 **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        if replay_size < 0 or batch_size < 1 or target_update_every < 0:
-            raise ValueError("replay_size and target_update_every must be >= 0 and batch_size >= 1")
-        self.replay = ReplayBuffer(replay_size) if replay_size else None
-        self.batch_size = batch_size
-        self.target_update_every = target_update_every
-        self.target_fn = copy.deepcopy(self.value_fn) if target_update_every else self.value_fn
-        self.fits = 0
-
     def run_episode(self, epsilon: float) -> float:
         """Play one episode, updating after every step."""
-        if self.replay is None and self.target_fn is self.value_fn:
-            return self._run_plain_episode(epsilon)
-        return super().run_episode(epsilon)
-
-    def learn_step(self, state: Hashable, action: int, key: Hashable, reward: float, next_state: Hashable,
-                   terminated: bool, epsilon: float) -> None:
-        """Learn from the transition (or from a replayed minibatch)."""
-        next_keys = [] if terminated else self.keys(next_state, self.legal_actions())
-        self.learn_transition((key, reward, terminated, next_keys))
-
-    def _run_plain_episode(self, epsilon: float) -> float:
-        """The same episode without replay or a target copy, with the per-step lookups bound once (for speed)."""
         keys, legal_actions, values, gamma = self.keys, self.legal_actions, self.value_fn.values, self.gamma
         learn, choose_among = self.learn, self.choose_among
         state, _ = self.env.reset()
@@ -122,55 +84,19 @@ class QLearningTrainer(OneStepTrainer):
             next_values: list[float] | tuple = ()
             if not terminated:
                 legal = legal_actions()
+                if not legal:
+                    raise self._bad_transition(None, "offers no legal action", "a state that goes on needs an action")
                 state_keys = keys(state, legal)
                 next_values = values(state_keys)
             learn(key, q_learning_target(reward, next_values, gamma, terminated))
-            self.fits += 1
             if terminated or truncated:
                 return total
 
-    def learn_transition(self, transition: Transition) -> None:
-        """Learn from the newest transition, or from a replayed minibatch; refresh the target copy."""
-        if self.replay is None:
-            key, reward, terminated, next_keys = transition
-            next_values = self.target_fn.values(next_keys) if next_keys else ()
-            self.learn(key, q_learning_target(reward, next_values, self.gamma, terminated))
-        else:
-            self.replay.add(transition)
-            batch = self.replay.sample(self.batch_size, self.rng)
-            errors = self.value_fn.fit([key for key, *_ in batch], batch_q_targets(batch, self.target_fn, self.gamma))
-            self._td_errors.extend(errors.tolist())
-        self.fits += 1
-        if self.target_update_every and self.fits % self.target_update_every == 0:
-            self.target_fn = copy.deepcopy(self.value_fn)
-
-    def checkpoint(self) -> dict:
-        """The base checkpoint, with the replay buffer's transitions, the target copy's state and the fit count."""
-        return {**super().checkpoint(), "qlearning": {
-            "fits": self.fits,
-            "replay": None if self.replay is None else list(self.replay.transitions),
-            "target_state": None if self.target_fn is self.value_fn else self.target_fn.state_dict(),
-        }}
-
-    def restore(self, checkpoint: dict) -> QLearningTrainer:
-        """Put the base state back, then the replay buffer, the target copy and the fit count."""
-        super().restore(checkpoint)
-        state = checkpoint.get("qlearning", {})
-        self.fits = int(state.get("fits", 0))
-        if self.replay is not None:
-            self.replay.transitions.clear()
-            self.replay.transitions.extend((key, reward, terminated, list(next_keys))
-                                           for key, reward, terminated, next_keys in state.get("replay") or ())
-        if self.target_fn is not self.value_fn:
-            target = state.get("target_state")
-            self.target_fn.load_state_dict(target if target is not None else checkpoint["value_fn_state"])
-        return self
-
-    def config(self) -> dict:
-        """The settings, with the DQN options."""
-        replay = self.replay.transitions.maxlen if self.replay else 0
-        return {**super().config(), "replay_size": replay, "batch_size": self.batch_size,
-                "target_update_every": self.target_update_every}
+    def learn_step(self, state: Hashable, action: int, key: Hashable, reward: float, next_state: Hashable,
+                   terminated: bool, epsilon: float) -> None:
+        """Update toward R + gamma max_a Q(S', a) (R at the end)."""
+        next_values = () if terminated else self.state_values(next_state)
+        self.learn(key, q_learning_target(reward, next_values, self.gamma, terminated))
 
 
 class ExpectedSARSATrainer(OneStepTrainer):

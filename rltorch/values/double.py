@@ -1,8 +1,9 @@
 """Two estimates that act as one value function: Double Q-learning's Q1 and Q2 (Sutton & Barto section 6.7).
 
-`DoubleQ` holds two tables or two networks. Reading it gives the sum Q1 + Q2 (the book acts
-epsilon-greedily in Q1 + Q2, and so does every agent over it); a learner updates one half at a
-time with `update_part`. It is saved, loaded and logged as one value function: one `state_dict`
+`DoubleQ` holds two tables or two networks. Reading it gives their mean (Q1 + Q2) / 2, an estimate of
+q on q's own scale (so exact errors against q* mean something); the book acts epsilon-greedily in
+Q1 + Q2, which picks the same actions, ties included (halving is exact). A learner updates one half at
+a time with `update_part`. It is saved, loaded and logged as one value function: one `state_dict`
 (the halves' entries or weights under `first.` and `second.`), one `config`, one set of diagnostics.
 
 Over two `QNetwork`s this is the Double DQN of this library, kept simple: the network a coin picks
@@ -27,10 +28,10 @@ PARTS = {cls.__name__: cls for cls in (QTable, VTable, QNetwork, VNetwork)}
 
 
 class DoubleQ(ValueFunction):
-    """A pair of estimates read as their sum Q1 + Q2; `update_part(i, key, target)` moves one of them.
+    """A pair of estimates read as their mean (Q1 + Q2) / 2; `update_part(i, key, target)` moves one of them.
 
-    `fit` / `update` move the sum toward the targets by moving each half toward half of each target
-    (for tables with step alpha, the sum then steps alpha toward the target, like one table).
+    `fit` / `update` move the mean toward the targets by moving each half toward each target
+    (for tables with step alpha, the mean then steps alpha toward the target, like one table).
     A pair of tables is made a `DoubleQTables`, which also has `len` and `in` as a table does.
     """
 
@@ -58,33 +59,31 @@ class DoubleQ(ValueFunction):
         return self.first, self.second
 
     def forward(self, keys: Sequence[Hashable]) -> torch.Tensor:
-        """Q1 + Q2 for a batch of keys."""
-        return self.first(keys) + self.second(keys)
+        """(Q1 + Q2) / 2 for a batch of keys."""
+        return (self.first(keys) + self.second(keys)) / 2
 
     def values(self, keys: Sequence[Hashable]) -> list[float]:
-        """Q1 + Q2 of `keys` as floats."""
-        return [a + b for a, b in zip(self.first.values(keys), self.second.values(keys), strict=True)]
+        """(Q1 + Q2) / 2 of `keys` as floats."""
+        return [(a + b) / 2 for a, b in zip(self.first.values(keys), self.second.values(keys), strict=True)]
 
     def value(self, key: Hashable) -> float:
-        """Q1 + Q2 of one key."""
-        return self.first.value(key) + self.second.value(key)
+        """(Q1 + Q2) / 2 of one key."""
+        return (self.first.value(key) + self.second.value(key)) / 2
 
     def update_part(self, index: int, key: Hashable, target: float) -> float:
         """Move half `index` (0: Q1, 1: Q2) of `key` toward `target`; return that half's error."""
         return self.parts[index].update(key, target)
 
     def update(self, key: Hashable, target: float) -> float:
-        """Move each half toward target / 2; return `target - old sum`."""
-        half = target / 2
-        return self.first.update(key, half) + self.second.update(key, half)
+        """Move each half toward `target`; return `target - old mean`."""
+        return (self.first.update(key, target) + self.second.update(key, target)) / 2
 
     def fit(self, keys: Sequence[Hashable], targets: Sequence[float] | torch.Tensor) -> torch.Tensor:
-        """Fit each half toward half the targets; return `target - old sum` per key."""
+        """Fit each half toward the targets; return `target - old mean` per key."""
         targets = torch.as_tensor(targets, dtype=torch.float64).reshape(-1).cpu()
         old = torch.tensor(self.values(keys), dtype=torch.float64)
-        halves = (targets / 2).tolist()
-        self.first.fit(keys, halves)
-        self.second.fit(keys, halves)
+        self.first.fit(keys, targets.tolist())
+        self.second.fit(keys, targets.tolist())
         return targets - old
 
     def config(self) -> dict:
@@ -116,7 +115,7 @@ class DoubleQ(ValueFunction):
         return {name: sum(r[name] for r in reports if name in r) / sum(name in r for r in reports) for name in names}
 
     def histogram_values(self) -> list[float]:
-        """Q1 + Q2 at every key either half knows (a table's entries, a network's recently fitted keys)."""
+        """(Q1 + Q2) / 2 at every key either half knows (a table's entries, a network's recently fitted keys)."""
         keys = self.known_keys()
         return self.values(keys) if keys else []
 
@@ -144,7 +143,7 @@ class DoubleQTables(DoubleQ):
         return {"table/size": len(self)}
 
     def items(self) -> list[tuple[Hashable, float]]:
-        """The (key, Q1 + Q2) entries over the keys either table holds."""
+        """The (key, (Q1 + Q2) / 2) entries over the keys either table holds."""
         keys = self.known_keys()
         return list(zip(keys, self.values(keys), strict=True))
 

@@ -78,7 +78,7 @@ def save_figures(figures: dict[str, Any], folder: Path, dpi: int, logger: Tensor
     for stem, figure in figures.items():
         path = folder / f"{stem}.png"
         save_png(figure, path, dpi)
-        logger.writer.add_figure(f"figures/{stem}", figure, close=True)
+        logger.figure(f"figures/{stem}", figure)
         paths.append(path)
     return paths
 

@@ -29,7 +29,7 @@ from tqdm import tqdm
 
 from rltorch import parallel
 from rltorch.engines import BatchedEngine
-from rltorch.engines.batched import resolve_device
+from rltorch.engines.batched import engine_device
 from rltorch.logger import TensorBoardLogger
 from rltorch.run.many_runs import sharded_sums
 from rltorch.run.options import at_most, make_parser, positive_int, step_size
@@ -153,7 +153,7 @@ def write_outputs(args: argparse.Namespace, folder: Path, out: Path, results: di
     logger = TensorBoardLogger(folder)
     log_curves(logger, results, list(args.alphas))
     logger.text("figure_6_3", f"```\n{json.dumps(report, indent=2)}\n```")
-    logger.writer.add_figure(f"figures/{STEM}", figure, close=True)
+    logger.figure(f"figures/{STEM}", figure)
     logger.close()
     return paths
 
@@ -169,7 +169,7 @@ def compute_and_write(args: argparse.Namespace) -> int:
     """Every rank computes the figure's numbers; rank 0 alone makes the folders, writes and prints."""
     folder = args.log_dir / (args.run_name or run_name("CliffWalking-v1", "figure-6.3", args.seed))
     out = args.out or folder
-    device = resolve_device(args.device)
+    device = engine_device(args.device)
     if parallel.is_rank0():
         folder.mkdir(parents=True, exist_ok=True)
         out.mkdir(parents=True, exist_ok=True)

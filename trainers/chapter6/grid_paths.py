@@ -1,7 +1,7 @@
 """Greedy paths on grid worlds: follow a learned agent from the start, and draw the paths on the grid.
 
-The layout (size, marked cells, wind) comes from `rltorch.mdp.pictures.grid_layout`, which knows
-Gymnasium's CliffWalking and rltorch's windy grid world and Dyna maze.
+The layout (size, marked cells, wind) comes from `rltorch.envs.grid.grid_layout`: the layout rltorch's windy
+grid world and Dyna maze offer, or the one it reads off Gymnasium's CliffWalking.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import gymnasium as gym
 from matplotlib.axes import Axes
 from matplotlib.patches import Rectangle
 
-from rltorch.mdp.pictures import BLOCKED, GridLayout, grid_layout
+from rltorch.envs.grid import BLOCKED, GridLayout, grid_layout
 
 COLORS = ("tab:blue", "tab:red", "tab:green", "tab:purple")
 

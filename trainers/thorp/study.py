@@ -248,7 +248,7 @@ def draw_figures(args: argparse.Namespace, policy: LearnedPolicy, logger: Tensor
                 "exact_stand": round(stand, 4), "exact_hit": round(hit, 4)}
     for name, figure in drawn.items():
         save_png(figure, args.out / name, args.dpi)
-        logger.writer.add_figure(f"figures/{Path(name).stem}", figure, close=True)
+        logger.figure(f"figures/{Path(name).stem}", figure)
     return numbers
 
 

@@ -1,4 +1,4 @@
-"""Blackjack's exact evaluation hook: a learned estimate against the DP oracle, and the book's stick-on policy."""
+"""Blackjack's exact evaluation: learned estimates against the DP oracle, anyone's policy, the stick-on policy."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ from rltorch.envs.blackjack.solver import (
     q_star,
     states,
 )
+from rltorch.envs.capabilities import Distribution
+from rltorch.errors import RLTorchError
 
 ACTIONS = (STICK, HIT)
 
@@ -95,3 +97,21 @@ class ExactBlackjack:
             "exact/expected_return": value,
             "exact/return_gap": self.optimum - value,
         }
+
+
+def policy_report(oracle: ExactBlackjack, distribution: Distribution) -> dict[str, Any]:
+    """A deterministic policy's exact expected return from the deal, the optimum, and its agreement with pi*."""
+    answers = {state: distribution(state, ACTIONS) for state in oracle.decision_states}
+    if any(len(answer) != 1 for answer in answers.values()):
+        raise RLTorchError("blackjack's exact evaluation takes deterministic policies (one action per state)")
+    choice = {state: next(iter(answer)) for state, answer in answers.items()}
+    value = float(expected_return(choice, oracle.rules))
+    pi_star = oracle.pi_star
+    return {
+        "kind": "blackjack",
+        "expected_return": value,
+        "optimum": oracle.optimum,
+        "return_gap": oracle.optimum - value,
+        "policy_agreement": sum(choice[s] == a for s, a in pi_star.items()) / len(pi_star),
+        "clear_disagreements": sum(choice[s] != pi_star[s] for s in oracle.clear_states),
+    }

@@ -1,4 +1,4 @@
-"""What rltorch's run layer asks of the blackjack env: its encoder and its exact evaluation (infinite deck only).
+"""What rltorch asks of the blackjack env (`rltorch.envs.capabilities`): encoder, exact evaluation (infinite deck).
 
 Also its action masks: both actions are always legal, so every info's `action_mask` and `action_masks()` are
 [1, 1] (`np.int8`), a new array each time (see `rltorch.envs.actions`).
@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 
 from rltorch.envs.actions import action_mask
+from rltorch.envs.capabilities import Distribution
+from rltorch.errors import RLTorchError
 
 BOTH_ACTIONS = action_mask((0, 1), 2)  # read-only template: stick (0) and hit (1) are always legal
 
@@ -44,7 +46,7 @@ class BlackjackHooks:
 
         return states(include_low_sums=not self.player_draws_below_12)
 
-    def _oracle(self) -> Any:
+    def exact_oracle(self) -> Any:
         """The exact evaluator for these rules, or None where the infinite-deck oracle does not apply."""
         if self.decks is not None or self.expanded_state or self.dealer_peeks:
             return None
@@ -58,15 +60,25 @@ class BlackjackHooks:
 
     def exact_scalars(self, agent: Any) -> dict[str, float]:
         """`exact/...` figures of the agent's greedy policy against the DP oracle (none for a finite shoe)."""
-        oracle = self._oracle()
+        oracle = self.exact_oracle()
         return {} if oracle is None else oracle(agent)
 
     def exact_report(self, agent: Any) -> dict[str, Any] | None:
         """The exact figures with the optimum beside them, or None where no oracle applies."""
-        oracle = self._oracle()
+        oracle = self.exact_oracle()
         if oracle is None:
             return None
         return {"optimum": oracle.optimum, **{key.removeprefix("exact/"): v for key, v in oracle(agent).items()}}
+
+    def exact_policy_report(self, distribution: Distribution) -> dict[str, Any]:
+        """Anyone's deterministic policy against the DP oracle: its exact return from the deal, the optimum, pi*."""
+        from rltorch.envs.blackjack.evaluation import policy_report
+
+        oracle = self.exact_oracle()
+        if oracle is None:
+            raise RLTorchError("blackjack has an exact evaluation only on the infinite deck with the book's state "
+                               "and no dealer peek")
+        return policy_report(oracle, distribution)
 
     def format_exact_report(self, report: dict[str, Any]) -> str:
         """The exact report as a few lines of text."""

@@ -36,7 +36,7 @@ from rltorch.envs.blackjack.env import (
 Number = float | Fraction
 State = tuple[int, int, int]
 Hand = tuple[int, int]
-Policy = Mapping[State, int] | Callable[[State], int]
+BlackjackPolicy = Mapping[State, int] | Callable[[State], int]  # a deterministic blackjack policy
 
 BUST = 22
 DEALER_TOTALS = (17, 18, 19, 20, 21, BUST)
@@ -123,7 +123,7 @@ def stick_value(player_sum: int, dealer_card: int, hits_soft_17: bool = False, e
     return value
 
 
-def _policy_function(policy: Policy) -> Callable[[State], int]:
+def _policy_function(policy: BlackjackPolicy) -> Callable[[State], int]:
     """The policy as a checked callable."""
     lookup = policy.__getitem__ if isinstance(policy, Mapping) else policy
 
@@ -161,7 +161,7 @@ def _solve_against(dealer_card: int, act: Callable[[State], int] | None, rules: 
 
 
 def action_values(
-    policy: Policy | None = None, rules: Rules = BOOK_RULES, exact: bool = False
+    policy: BlackjackPolicy | None = None, rules: Rules = BOOK_RULES, exact: bool = False
 ) -> dict[State, tuple[Number, Number]]:
     """q_pi(state) as (stick, hit) for a deterministic `policy`, or q* when `policy` is None."""
     act = None if policy is None else _policy_function(policy)
@@ -172,7 +172,7 @@ def action_values(
     return {state: q[state] for state in wanted}
 
 
-def policy_value(policy: Policy, rules: Rules = BOOK_RULES, exact: bool = False) -> dict[State, Number]:
+def policy_value(policy: BlackjackPolicy, rules: Rules = BOOK_RULES, exact: bool = False) -> dict[State, Number]:
     """v_pi(state) for a deterministic policy (a mapping or callable from state to 0/1)."""
     act = _policy_function(policy)
     return {state: q[act(state)] for state, q in action_values(policy, rules, exact).items()}
@@ -238,7 +238,7 @@ def natural_value(rules: Rules = BOOK_RULES, exact: bool = False) -> Number:
     return sum(probs[d] * payout * (1 - dealer_natural_probability(d, exact)) for d in DEALER_CARDS)
 
 
-def expected_return(policy: Policy, rules: Rules = BOOK_RULES, exact: bool = False) -> Number:
+def expected_return(policy: BlackjackPolicy, rules: Rules = BOOK_RULES, exact: bool = False) -> Number:
     """The exact expected return of `policy` from the deal (naturals included under `rules.natural`)."""
     values = policy_value(policy, rules, exact)
     probs = card_probabilities(exact)

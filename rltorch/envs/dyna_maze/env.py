@@ -15,7 +15,7 @@ of range ValueError, and so does a step after the episode ended.
 `reset(options={"state": (row, col)})` starts from any free cell except the goal. Infos hold `action_mask`:
 the four moves while the episode runs, none after it, like `legal_actions()` (`rltorch.envs.actions`).
 The exact model is `env.model()`, a deterministic `FiniteModel` whose states are the free cells
-other than the goal.
+other than the goal; the layout for pictures is `env.grid_layout()`.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import gymnasium as gym
 from gymnasium import spaces
 
 from rltorch.envs.actions import StartOptions, as_action
+from rltorch.envs.grid import GridLayout, as_cell, screen
 from rltorch.mdp.model import FiniteModel, Transition
 
 ENV_ID = "rltorch/DynaMaze-v0"
@@ -107,6 +108,11 @@ class DynaMazeEnv(StartOptions, gym.Env):
             start={START: 1.0},
             name="Dyna maze",
         )
+
+    def grid_layout(self) -> GridLayout:
+        """The maze for pictures: obstacles, start and goal marked, one direction per move."""
+        marks = {**dict.fromkeys(OBSTACLES, "#"), START: "S", GOAL: "G"}
+        return GridLayout("Dyna maze", ROWS, COLS, as_cell, {a: screen(*move) for a, move in enumerate(MOVES)}, marks)
 
     def render(self) -> str | None:
         """Return the maze as text in 'ansi' mode: A the agent, S the start, G the goal, # the obstacles."""

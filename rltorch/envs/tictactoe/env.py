@@ -242,7 +242,7 @@ class TicTacToeEnv(gym.Env):
             return render_board(self._board)
         return None
 
-    # --- what rltorch's run layer asks of an env (see the README's "add your own environment") ---
+    # --- optional capabilities rltorch reads (`rltorch.envs.capabilities`; README: "add your own environment") ---
     def refresh_opponent(self, value_fn: Any, keys: Any, episodes_done: int) -> None:
         """Copy the learner's values into the self-play opponent every `self_play_every` episodes."""
         if self.self_play and episodes_done - self._last_refresh >= self.self_play_every:
@@ -282,6 +282,12 @@ class TicTacToeEnv(gym.Env):
         from rltorch.envs.tictactoe.evaluation import exact_report
 
         return exact_report(agent, self.seat)
+
+    def exact_policy_report(self, distribution: Any) -> dict[str, Any]:
+        """Anyone's policy (deterministic or not), per seat: exact outcomes against random, lines lost to perfect."""
+        from rltorch.envs.tictactoe.evaluation import policy_report
+
+        return policy_report(distribution, self.seat)
 
     def format_exact_report(self, report: dict[str, Any]) -> str:
         """The exact report as lines of text."""

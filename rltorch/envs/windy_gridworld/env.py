@@ -28,7 +28,8 @@ Python int, a numpy integer or an integral float); anything else raises TypeErro
 of range ValueError, and so does a step after the episode ended.
 `reset(options={"state": (row, col)})` starts from any cell except the goal. Infos hold `action_mask`:
 every move while the episode runs, none after it, like `legal_actions()` (`rltorch.envs.actions`).
-The exact model is `env.model()`, a `FiniteModel` whose states are every cell but the goal.
+The exact model is `env.model()`, a `FiniteModel` whose states are every cell but the goal; the layout for
+pictures is `env.grid_layout()`.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ import gymnasium as gym
 from gymnasium import spaces
 
 from rltorch.envs.actions import StartOptions, as_action
+from rltorch.envs.grid import GridLayout, as_cell, screen
 from rltorch.mdp.model import FiniteModel, Transition
 
 ENV_ID = "rltorch/WindyGridworld-v0"
@@ -140,6 +142,11 @@ class WindyGridworldEnv(StartOptions, gym.Env):
             start={START: 1.0},
             name=self._name(),
         )
+
+    def grid_layout(self) -> GridLayout:
+        """The grid for pictures: start and goal marked, one direction per move, the wind under each column."""
+        directions = {action: screen(*move) for action, move in enumerate(MOVES[: self.n_actions])}
+        return GridLayout("windy grid world", ROWS, COLS, as_cell, directions, {START: "S", GOAL: "G"}, wind=WIND)
 
     def _outcomes(self, cell: Cell, action: int) -> list[Transition]:
         """The transitions of `action` from `cell`, pushes that land in the same cell merged into one."""

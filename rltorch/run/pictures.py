@@ -1,18 +1,18 @@
 """Grid pictures of values and greedy actions: a heat map with arrows, learned beside exact.
 
-`grid_layout(env)` knows the grid worlds: Gymnasium's FrozenLake and CliffWalking, rltorch's windy
-grid world and Dyna maze; any other env gives None. Directions are screen directions: an arrow
-(dx, dy) points right for dx > 0 and up (toward row 0) for dy > 0. Marked cells carry a letter:
-S start, G goal, H hole, C cliff, # obstacle; the cells that end or block an episode (G, H, C, #)
-are drawn grey, without a value or arrows. Figures are plain `matplotlib.figure.Figure`s (no
-pyplot state), for `rltorch.run.plots.save_png` or `SummaryWriter.add_figure`.
+The layout comes from the env (`rltorch.envs.grid.grid_layout`: a `GridWorld`'s own, or Gymnasium's
+FrozenLake and CliffWalking); the model and its solution from the run's `EnvContext`, so a picture never
+builds or solves a model again. Directions are screen directions: an arrow (dx, dy) points right for
+dx > 0 and up (toward row 0) for dy > 0. Marked cells carry a letter: S start, G goal, H hole, C cliff,
+# obstacle; the cells that end or block an episode (G, H, C, #) are drawn grey, without a value or
+arrows. Figures are plain `matplotlib.figure.Figure`s (no pyplot state) with a fixed layout, for
+`rltorch.run.plots.save_png` or a logger's `figure`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import matplotlib
@@ -24,95 +24,23 @@ from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
-from rltorch.mdp.from_env import model_of  # noqa: E402
+from rltorch.envs.context import EnvContext  # noqa: E402
+from rltorch.envs.grid import BLOCKED, Cell, GridLayout, grid_layout  # noqa: E402
 from rltorch.mdp.model import FiniteModel  # noqa: E402
-from rltorch.mdp.solve import Solution, value_iteration  # noqa: E402
 from rltorch.values.base import ValueFunction  # noqa: E402
 
-Cell = tuple[int, int]
 QReader = Callable[[Hashable, list[int]], Sequence[float]]
-BLOCKED = frozenset("GHC#")  # marks of cells that end or block an episode: no value, no arrows
 TIE_TOLERANCE = 1e-12
 ARROW_LENGTH = 0.3  # in cells, from a point ARROW_RISE above the centre (the value is written below)
 ARROW_RISE = 0.08
 COLORMAP = "RdYlGn"
 _OUTLINE = [patheffects.withStroke(linewidth=2.0, foreground="white")]
+# the fixed layout, in inches: room for the row labels, between panels, the colour bar and its label, titles
+LEFT, GAP, BAR, BAR_WIDTH = 0.35, 0.3, 0.9, 0.14
+BOTTOM, WIND_LABEL, TITLE, SUPTITLE = 0.3, 0.22, 0.32, 0.24
 
-
-@dataclass(frozen=True)
-class GridLayout:
-    """A grid world's shape, where each state sits, which way each action points, and the marked cells."""
-
-    name: str
-    rows: int
-    cols: int
-    cell_of: Callable[[Hashable], Cell]
-    directions: dict[int, tuple[float, float]]
-    marks: dict[Cell, str] = field(default_factory=dict)
-    wind: tuple[int, ...] | None = None
-
-    def cell(self, state: Hashable) -> Cell:
-        """The (row, col) of `state`."""
-        return self.cell_of(state)
-
-
-def _screen(d_row: int, d_col: int) -> tuple[float, float]:
-    """A (row, col) step as a screen direction (dx, dy), dy > 0 meaning up."""
-    return float(d_col), float(-d_row)
-
-
-def _toy_text(unwrapped: Any) -> GridLayout | None:
-    """The layout of Gymnasium's FrozenLake or CliffWalking, else None."""
-    from gymnasium.envs.toy_text.cliffwalking import CliffWalkingEnv
-    from gymnasium.envs.toy_text.frozen_lake import FrozenLakeEnv
-
-    if isinstance(unwrapped, FrozenLakeEnv):
-        desc = np.asarray(unwrapped.desc)
-        rows, cols = desc.shape
-        marks = {(r, c): desc[r, c].decode() for r in range(rows) for c in range(cols)
-                 if desc[r, c] in (b"S", b"G", b"H")}
-        moves = {0: (0, -1), 1: (1, 0), 2: (0, 1), 3: (-1, 0)}  # left, down, right, up
-    elif isinstance(unwrapped, CliffWalkingEnv):
-        rows, cols = (int(n) for n in unwrapped.shape)
-        marks = {(int(r), int(c)): "C" for r, c in zip(*np.nonzero(unwrapped._cliff), strict=True)}
-        start = np.unravel_index(int(unwrapped.start_state_index), (rows, cols))
-        marks[(int(start[0]), int(start[1]))] = "S"
-        marks[(rows - 1, cols - 1)] = "G"
-        moves = {0: (-1, 0), 1: (0, 1), 2: (1, 0), 3: (0, -1)}  # up, right, down, left
-    else:
-        return None
-    name = type(unwrapped).__name__.removesuffix("Env")
-    return GridLayout(name, rows, cols, lambda state: divmod(int(state), cols),
-                      {action: _screen(*move) for action, move in moves.items()}, marks)
-
-
-def _book(unwrapped: Any) -> GridLayout | None:
-    """The layout of rltorch's windy grid world or Dyna maze (observations are (row, col)), else None."""
-    from rltorch.envs.dyna_maze import env as maze
-    from rltorch.envs.windy_gridworld import env as windy
-
-    if isinstance(unwrapped, windy.WindyGridworldEnv):
-        moves = windy.MOVES[: unwrapped.n_actions]
-        return GridLayout("windy grid world", windy.ROWS, windy.COLS, _as_cell,
-                          {action: _screen(*move) for action, move in enumerate(moves)},
-                          {windy.START: "S", windy.GOAL: "G"}, wind=tuple(windy.WIND))
-    if isinstance(unwrapped, maze.DynaMazeEnv):
-        marks = {**dict.fromkeys(maze.OBSTACLES, "#"), maze.START: "S", maze.GOAL: "G"}
-        return GridLayout("Dyna maze", maze.ROWS, maze.COLS, _as_cell,
-                          {action: _screen(*move) for action, move in enumerate(maze.MOVES)}, marks)
-    return None
-
-
-def _as_cell(state: Hashable) -> Cell:
-    """A (row, col) observation as a pair of ints."""
-    row, col = state  # type: ignore[misc]
-    return int(row), int(col)
-
-
-def grid_layout(env: Any) -> GridLayout | None:
-    """The grid layout of a grid-world env (FrozenLake, CliffWalking, windy grid world, Dyna maze), else None."""
-    unwrapped = getattr(env, "unwrapped", env)
-    return _toy_text(unwrapped) or _book(unwrapped)
+__all__ = ["BLOCKED", "GridImages", "GridLayout", "compare_figure", "grid_figures", "grid_layout", "learned_from_q",
+           "policy_figure"]
 
 
 def _reader(q: Any) -> QReader:
@@ -217,10 +145,12 @@ def _draw(axis: Axes, layout: GridLayout, values: Mapping[Hashable, float], poli
                                  zorder=5))
     axis.set_xticks(range(layout.cols))
     axis.set_yticks(range(layout.rows))
-    axis.set_xticks(np.arange(-0.5, layout.cols), minor=True)
-    axis.set_yticks(np.arange(-0.5, layout.rows), minor=True)
-    axis.grid(which="minor", color="white", linewidth=1)
-    axis.tick_params(which="both", length=0, labelsize=7)
+    # cell borders as two line collections (minor ticks and a grid made a dozen artists per line)
+    axis.vlines(np.arange(0.5, layout.cols - 1), -0.5, layout.rows - 0.5, color="white", linewidth=1)
+    axis.hlines(np.arange(0.5, layout.rows - 1), -0.5, layout.cols - 0.5, color="white", linewidth=1)
+    axis.set_xlim(-0.5, layout.cols - 0.5)
+    axis.set_ylim(layout.rows - 0.5, -0.5)
+    axis.tick_params(length=0, labelsize=7)
     if layout.wind is not None:
         axis.set_xticklabels([str(strength) for strength in layout.wind])
         axis.set_xlabel("wind (rows pushed up)", fontsize=8)
@@ -234,20 +164,37 @@ def _number(value: float) -> str:
     return f"{value:.2f}" if size < 10 else f"{value:.1f}" if size < 100 else f"{value:.0f}"
 
 
-def _figure(layout: GridLayout, panels: int) -> tuple[Figure, list[Axes]]:
-    """A figure with `panels` grid panels side by side, sized to the grid."""
+def _figure(layout: GridLayout, panels: int, suptitle: bool = False) -> tuple[Figure, list[Axes], Axes]:
+    """A figure with `panels` grid panels side by side and a colour bar, sized to the grid, every box placed by hand.
+
+    A fixed layout: matplotlib's constrained layout gave the same picture at twice the cost.
+    """
     cell = 0.55 if max(layout.rows, layout.cols) <= 12 else 0.35
-    width, height = layout.cols * cell + 0.8, layout.rows * cell + 1.0
-    figure = Figure(figsize=(panels * width + 0.9, height), layout="constrained")
-    return figure, list(figure.subplots(1, panels, squeeze=False)[0])
+    grid_width, grid_height = layout.cols * cell, layout.rows * cell
+    bottom = BOTTOM + (WIND_LABEL if layout.wind is not None else 0.0)
+    width = LEFT + panels * grid_width + (panels - 1) * GAP + BAR
+    height = bottom + grid_height + TITLE + (SUPTITLE if suptitle else 0.0)
+    figure = Figure(figsize=(width, height))
+    axes = [figure.add_axes(((LEFT + panel * (grid_width + GAP)) / width, bottom / height, grid_width / width,
+                             grid_height / height)) for panel in range(panels)]
+    bar_left = width - BAR + 0.15
+    colour_bar = figure.add_axes((bar_left / width, (bottom + 0.1 * grid_height) / height, BAR_WIDTH / width,
+                                  0.8 * grid_height / height))
+    return figure, axes, colour_bar
+
+
+def _colour_bar(figure: Figure, image: Any, axis: Axes) -> None:
+    """The value scale of `image` in `axis`, lettered small enough for the fixed margin."""
+    figure.colorbar(image, cax=axis).set_label("value", fontsize=8)
+    axis.tick_params(labelsize=7)
 
 
 def policy_figure(layout: GridLayout, values: Mapping[Hashable, float], policy: Mapping[Hashable, Sequence[int]],
                   title: str = "") -> Figure:
     """A heat map of `values` with an arrow for every greedy action in `policy`, marked cells lettered."""
-    figure, (axis,) = _figure(layout, 1)
+    figure, (axis,), colour_bar = _figure(layout, 1)
     image = _draw(axis, layout, values, policy, _limits(_value_grid(layout, values)), title or layout.name)
-    figure.colorbar(image, ax=axis, shrink=0.8, label="value")
+    _colour_bar(figure, image, colour_bar)
     return figure
 
 
@@ -259,41 +206,42 @@ def compare_figure(layout: GridLayout, learned_values: Mapping[Hashable, float],
                if layout.marks.get(layout.cell(state)) not in BLOCKED and state in exact_policy
                and not set(actions) <= set(exact_policy[state])]
     limits = _limits(_value_grid(layout, learned_values), _value_grid(layout, exact_values))
-    figure, axes = _figure(layout, 2)
+    figure, axes, colour_bar = _figure(layout, 2, suptitle=True)
     suffix = f" ({len(flagged)} cell{'s' if len(flagged) != 1 else ''} not optimal)" if flagged else ""
     _draw(axes[0], layout, learned_values, learned_policy, limits, "learned" + suffix, flagged)
     image = _draw(axes[1], layout, exact_values, exact_policy, limits, "exact")
-    figure.colorbar(image, ax=axes, shrink=0.8, label="value")
-    figure.suptitle(title or layout.name, fontsize=11)
+    _colour_bar(figure, image, colour_bar)
+    figure.suptitle(title or layout.name, fontsize=11, y=1 - 0.06 / figure.get_figheight(), va="top")
     return figure
 
 
-def grid_figures(env: Any, value_fn_or_agent: Any, gamma: float, *, model: FiniteModel | None = None,
-                 exact: Solution | None = None) -> dict[str, Figure]:
-    """{"grid/learned", "grid/compare"} figures of a grid env with a finite model; {} for any other env.
+def grid_figures(context: EnvContext, learned: Any) -> dict[str, Figure]:
+    """{"grid/learned", "grid/compare"} figures of a grid world with a finite model; {} for any other env.
 
-    `value_fn_or_agent` is a QTable keyed by (state, action), a greedy agent, a trainer, or a function
-    (state, actions) -> values; the exact side is `value_iteration(model, gamma)` unless `exact` is given.
+    `learned` is a QTable keyed by (state, action), a greedy agent, a trainer, or a function
+    (state, actions) -> values; the exact side is the context's solution (q* at its gamma), solved once.
     """
-    layout = grid_layout(env)
-    if layout is None:
+    layout = context.grid
+    model = context.model if layout is not None else None
+    exact = context.solution if model is not None else None
+    if layout is None or model is None or exact is None:
         return {}
-    model = model if model is not None else model_of(env)
-    if model is None:
-        return {}
-    exact = exact if exact is not None else value_iteration(model, gamma)
-    values, policy = learned_from_q(value_fn_or_agent, model)
+    values, policy = learned_from_q(learned, model)
     return {
         "grid/learned": policy_figure(layout, values, policy, f"{layout.name}: learned greedy actions"),
         "grid/compare": compare_figure(layout, values, policy, exact.v, exact.optimal_actions,
-                                       f"{layout.name}, gamma={gamma:g}"),
+                                       f"{layout.name}, gamma={context.gamma:g}"),
     }
 
 
-def log_grid_figures(logger: Any, figures: Mapping[str, Figure], step: int) -> None:
-    """Add `figures` as TensorBoard images at `step` through a logger's `writer` (a no-op for loggers without one)."""
-    writer = getattr(logger, "writer", None)
-    if writer is None:
-        return
-    for tag, figure in figures.items():
-        writer.add_figure(tag, figure, step)
+class GridImages:
+    """Exact scalars that also log the learned and exact policies of a grid world as images at each evaluation."""
+
+    def __init__(self, scalars: Callable[[Any], dict[str, float]], context: EnvContext, trainer: Any) -> None:
+        self.scalars, self.context, self.trainer = scalars, context, trainer
+
+    def __call__(self, agent: Any) -> dict[str, float]:
+        """The exact scalars; the grid pictures go to the trainer's logger (`figure`) at its episode count."""
+        for tag, figure in grid_figures(self.context, agent).items():
+            self.trainer.logger.figure(tag, figure, self.trainer.episodes_done)
+        return self.scalars(agent)
