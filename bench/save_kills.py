@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -129,23 +130,29 @@ def check_file(path: Path, saved_before: bool, episodes_before: int) -> tuple[st
     return problem, episodes
 
 
-def run_kills(kills: int = 200, seed: int = 0, folder: Path | None = None, max_delay: float = 0.05) -> dict[str, Any]:
-    """Kill `kills` savers after random delays in [0, max_delay] s; return what survived and what was left."""
+def run_kills(kills: int = 200, seed: int = 0, folder: Path | None = None, max_delay: float = 0.05,
+              enough: Callable[[dict[str, Any]], bool] | None = None, most: int | None = None) -> dict[str, Any]:
+    """Kill `kills` savers after random delays in [0, max_delay] s; return what survived and what was left.
+
+    With `enough`, kill on past `kills` (up to `most`) until `enough(result)` holds: on a slow machine the
+    kills may need more tries to land inside saves, and every kill is checked the same way.
+    """
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(folder or scratch) / "run.pt"
         process = subprocess.Popen([sys.executable, __file__, "--zygote", str(path)], stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, bufsize=0)
         try:
-            return _kill_loop(process, path, kills, random.Random(seed), max_delay)
+            return _kill_loop(process, path, kills, random.Random(seed), max_delay, enough, most or kills)
         finally:
             process.kill()
             process.wait()
 
 
-def _kill_loop(process: subprocess.Popen, path: Path, kills: int, rng: random.Random, delay: float) -> dict:
+def _kill_loop(process: subprocess.Popen, path: Path, kills: int, rng: random.Random, delay: float,
+               enough: Callable[[dict[str, Any]], bool] | None, most: int) -> dict:
     """The kills, then one last saver whose first save must find no temp files left."""
     replies, start = Replies(process), time.perf_counter()
-    result: dict[str, Any] = {"kills": kills, "survived": 0, "mid_save_kills": 0, "saves_reported": 0,
+    result: dict[str, Any] = {"kills": 0, "survived": 0, "mid_save_kills": 0, "saves_reported": 0,
                               "orphans_after_save": 0, "problems": []}
     episodes, saved = 0, False
 
@@ -163,8 +170,9 @@ def _kill_loop(process: subprocess.Popen, path: Path, kills: int, rng: random.Ra
             elif line.startswith("error"):
                 result["problems"].append(line)
 
-    for index in range(kills + 1):
-        last = index == kills  # one more saver, stopped after its first save: it reports the last kill's orphans
+    for index in range(max(kills, most) + 1):
+        # one more saver after the kills, stopped after its first save: it reports the last kill's orphans
+        last = index >= kills and (enough is None or enough({**result, "episodes": episodes}) or index >= most)
         send(f"fork {rng.randrange(2**31)}")
         seen: list[str] = []
         pid_line = replies.until("pid", seen)
@@ -177,6 +185,7 @@ def _kill_loop(process: subprocess.Popen, path: Path, kills: int, rng: random.Ra
         if not last:
             time.sleep(rng.uniform(0.0, delay))
         os.kill(pid, signal.SIGKILL)
+        result["kills"] += not last
         send("reap")
         if replies.until("reaped", seen) is None:
             result["problems"].append(f"saver {pid} was not reaped")

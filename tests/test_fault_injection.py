@@ -30,9 +30,14 @@ def test_random_kills_never_break_the_checkpoint_and_temp_files_are_cleaned(tmp_
     # catches: writing the checkpoint in place (a kill mid-write leaves a truncated file: "unreadable checkpoint"),
     # a rename before the data is complete, and a save that leaves killed saves' `.run.pt.*.tmp` files behind
     # ("orphans_after_save" counts those a saver finds right after its first successful save)
-    result = load_bench().run_kills(kills=30, seed=0, folder=tmp_path, max_delay=0.05)
+    # on a slow machine the kills may need more tries to land inside saves: the bench kills on (up to 300) until
+    # the evidence below is there, checking every kill the same way
+    def enough(result):
+        return result["mid_save_kills"] >= 1 and result["saves_reported"] >= 10 and result["episodes"] > 50
+
+    result = load_bench().run_kills(kills=30, seed=0, folder=tmp_path, max_delay=0.05, enough=enough, most=300)
     assert result["problems"] == []
-    assert result["survived"] == result["kills"] == 30
+    assert result["survived"] == result["kills"] >= 30
     # (the last saver is killed after its first save, possibly inside its second: its own temp file may be left,
     # and the next save would remove it; what counts is that no saver found an orphan after saving)
     assert result["orphans_after_save"] == 0 and result["temp_files_left"] <= 1
