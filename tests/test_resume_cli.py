@@ -21,7 +21,8 @@ import torch
 from rltorch.checkpoints import save_checkpoint
 from rltorch.run.cli import main
 from rltorch.trainers import TRAINERS, Trainer
-from tests.test_resume_exact import events, same
+from tests.test_resume import same
+from tests.test_resume_exact import events
 
 ROOT = Path(__file__).resolve().parents[1]
 QUIET = ["--eval-every", "0", "--test-games", "10", "--no-progress"]

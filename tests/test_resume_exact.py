@@ -23,23 +23,13 @@ from rltorch.run.cli import train_parser
 from rltorch.run.envs import hook
 from rltorch.run.training import build_trainer
 from rltorch.trainers import TRAINERS, Trainer
+from tests.test_resume import same
 
 N, K = 40, 17
 SCHEDULE = {"log_every": 7, "eval_every": 11, "eval_games": 3, "progress": False}
 ENVS = ["rltorch/TicTacToe-v0", "rltorch/Blackjack-v0", "FrozenLake-v1"]
 
 pytestmark = pytest.mark.usefixtures("one_thread")
-
-
-def same(a: object, b: object) -> bool:
-    """Exact equality of nested dicts, lists, tuples, tensors and numbers."""
-    if isinstance(a, torch.Tensor):
-        return isinstance(b, torch.Tensor) and a.dtype == b.dtype and torch.equal(a, b)
-    if isinstance(a, dict):
-        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)):
-        return type(a) is type(b) and len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    return a == b
 
 
 def make(env_id: str, algorithm: str, *options: str) -> Trainer:
