@@ -33,7 +33,7 @@ BAD = {  # bad values for each argument type, each with a reason it is bad
     options.positive_float: ["0", "-2", "inf", "nan"],
     options.finite_float: ["inf", "nan", "x"],
     options.integer: ["1.5", "inf", "x"],
-    options.writable_file: ["/etc/hostname/out.json", "/proc/nope.json"],
+    options.writable_file: ["/etc/hostname/out.json", "/proc/nope.json", "ck/"],
     options.writable_folder: ["/etc/hostname/runs"],
     options.existing_file: ["missing.pt", "."],
     options.key_value: ["=1", "no-equals"],
@@ -130,17 +130,32 @@ MAINS = {"sarsa_trainer.py": lambda argv: train(argv, "rltorch/TicTacToe-v0", "s
     # item 6: envs rltorch cannot learn on, refused before any file
     ("rltorch", ["train", "--env", "tests.odd_envs:BoxAction-v0"]),
     ("rltorch", ["train", "--env", "tests.odd_envs:NoLegal-v0"]),
+    # item 9: a hostile file given to --resume is refused before any file is made (Thorp's study too)
+    ("thorp/study.py", ["--resume", "{modules}/hostile.pt"]),
+    ("rltorch", ["train", "--resume", "{modules}/hostile.pt"]),
+    ("blackjack_mc.py", ["--resume", "{modules}/hostile.pt"]),
 ])
 def test_errors_found_when_building_are_one_line_before_any_file(script, argv, tmp_path, monkeypatch, capsys,
                                                                   user_modules):
     monkeypatch.chdir(tmp_path)
+    argv = [part.format(modules=user_modules) for part in argv]
     try:
         status = MAINS[script](argv)
     except SystemExit as error:
         status = error.code
     err = capsys.readouterr().err
     assert status in (1, 2) and err.count("\n") == 1 and "Traceback" not in err
-    assert not list(tmp_path.iterdir())
+    assert not list(tmp_path.iterdir()) and not (user_modules / "RAN").exists()
+
+
+class HostileMarker:
+    """Unpickling this touches a marker file: proof that a file's code ran."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.touch, (Path(self.marker),))
 
 
 @pytest.fixture
@@ -149,6 +164,8 @@ def user_modules(tmp_path_factory, monkeypatch):
     folder = tmp_path_factory.mktemp("user_modules")
     (folder / "broken_mod.py").write_text("raise RuntimeError('my env module is broken')\n")
     (folder / "syntax_mod.py").write_text("def oops(:\n")
+    torch.save({"format": "rltorch-checkpoint", "version": 2, "config": {"note": HostileMarker(folder / "RAN")}},
+               folder / "hostile.pt")
     monkeypatch.syspath_prepend(str(folder))
     yield folder
     for name in ("broken_mod", "syntax_mod"):
@@ -293,3 +310,53 @@ def test_blackjack_resume_equals_a_straight_run(tmp_path):
     assert a["episodes"] == b["episodes"] == 5000
     assert a["value_fn_state"]["_extra_state"] == b["value_fn_state"]["_extra_state"]
     assert a["rng_state"] == b["rng_state"] and os.path.exists(tmp_path / "runs" / "a")
+
+
+# --- item 8: a full disk loses nothing (small tmpfs mounts; root, as CI and development machines have) ---
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 256 KiB tmpfs mounted at tmp_path/disk, unmounted afterwards."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = os.geteuid() == 0 and subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(disk)],
+                                                   capture_output=True).returncode == 0
+    if not mounted:
+        pytest.skip("mounting a tmpfs needs root")
+    yield disk
+    subprocess.run(["umount", str(disk)], check=False)
+
+
+def fill(disk: Path, leave: int) -> None:
+    """Fill `disk` until about `leave` bytes are free."""
+    stats = os.statvfs(disk)
+    free = stats.f_bavail * stats.f_frsize
+    (disk / "filler").write_bytes(b"\0" * max(0, free - leave))
+
+
+def test_a_full_checkpoint_disk_keeps_the_last_good_checkpoint_and_says_so(small_disk, tmp_path, monkeypatch,
+                                                                           capsys):
+    monkeypatch.chdir(tmp_path)
+    checkpoint = small_disk / "run.pt"
+    common = ["--env", "FrozenLake-v1", "--algo", "qlearning", "--eval-every", "0", "--test-games", "5",
+              "--no-progress"]
+    assert cli_main(["train", *common, "--episodes", "50", "--checkpoint", str(checkpoint), "--run-name", "r"]) == 0
+    before = checkpoint.read_bytes()
+    capsys.readouterr()
+    fill(small_disk, leave=2048)
+    status = cli_main(["train", "--resume", str(checkpoint), "--episodes", "100", "--no-progress"])
+    err = capsys.readouterr().err
+    assert status == 1 and err.count("\n") == 1 and "Traceback" not in err
+    assert f"cannot save {checkpoint}: the disk is full; the last good checkpoint {checkpoint} is intact" in err
+    assert checkpoint.read_bytes() == before and torch.load(checkpoint, weights_only=True)["episodes"] == 50
+    assert sorted(p.name for p in small_disk.iterdir()) == ["filler", "run.pt"]  # no temporary file left
+
+
+def test_a_full_tensorboard_disk_stops_the_logging_not_the_run(small_disk, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    status = cli_main(["train", "--env", "FrozenLake-v1", "--algo", "qlearning", "--episodes", "3000",
+                       "--log-every", "1", "--eval-every", "0", "--test-games", "5", "--no-progress",
+                       "--log-dir", str(small_disk), "--run-name", "r"])
+    captured = capsys.readouterr()
+    assert status == 0 and "Traceback" not in captured.err and "Exception in thread" not in captured.err
+    assert captured.err.count("warning: TensorBoard cannot write to") == 1 and "No space left" in captured.err
+    assert torch.load(tmp_path / "checkpoints" / "r.pt", weights_only=True)["episodes"] == 3000

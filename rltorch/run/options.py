@@ -138,8 +138,8 @@ def key_value(text: str) -> tuple[str, Any]:
 def writable_file(text: str) -> Path:
     """A file path whose folder exists or can be made and takes a new file (probed, then cleaned up)."""
     path = Path(text)
-    if path.is_dir():
-        raise argparse.ArgumentTypeError(f"{path} is a directory, not a file")
+    if path.is_dir() or text.endswith(("/", os.sep)):
+        raise argparse.ArgumentTypeError(f"{text} is a directory, not a file")
     check_writable_folder(path.parent)
     return path
 
