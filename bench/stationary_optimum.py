@@ -15,6 +15,7 @@ import argparse
 import itertools
 import sys
 import time
+from typing import Any
 
 import gymnasium as gym
 import torch
@@ -47,7 +48,7 @@ def arrays(env_id: str) -> tuple[torch.Tensor, torch.Tensor, list[int], int]:
     width = max(len(actions) for actions in model.actions.values())
     transitions = torch.zeros(sink + 1, width, sink + 1, dtype=torch.float64)
     rewards = torch.zeros(sink + 1, width, dtype=torch.float64)
-    live = [i for i, state in enumerate(states) if model.legal_actions(state)]
+    live = _decision_states(model)
     if any(model.legal_actions(states[i]) != list(range(width)) for i in live):
         raise SystemExit(f"error: {env_id} does not offer every action in every state; this script needs it")
     for i in range(sink + 1):
@@ -62,6 +63,19 @@ def arrays(env_id: str) -> tuple[torch.Tensor, torch.Tensor, list[int], int]:
     if len(model.start) != 1:
         raise SystemExit(f"error: {env_id} starts in {len(model.start)} states; this script handles one")
     return transitions, rewards, live, model.index[next(iter(model.start))]
+
+
+def _decision_states(model: Any) -> list[int]:
+    """The indices of the states a run can be in when it acts: reached from a start by outcomes that go on."""
+    seen, frontier = set(model.start), list(model.start)
+    while frontier:
+        state = frontier.pop()
+        for action in model.legal_actions(state):
+            for outcome in model.transitions[(state, action)]:
+                if not outcome.terminal and outcome.next_state not in seen:
+                    seen.add(outcome.next_state)
+                    frontier.append(outcome.next_state)
+    return sorted(model.index[state] for state in seen if model.legal_actions(state))
 
 
 def best_policy(transitions: torch.Tensor, rewards: torch.Tensor, live: list[int], start: int,
