@@ -4,7 +4,7 @@ Within a time limit the exact optimum (`rltorch evaluate`, finite-horizon dynami
 steps left, which a policy of the state alone (any tabular learner's greedy policy) cannot. This script
 enumerates every deterministic stationary policy of a small finite model, evaluates each exactly within
 the limit (batched in torch), and prints the best one's expected return: on FrozenLake-v1 (4^11 policies,
-about two minutes here) it is +0.74016, where the time-aware optimum is +0.74419.
+about 2.5 minutes here) it is +0.74016, where the time-aware optimum is +0.74419.
 
     python bench/stationary_optimum.py --env FrozenLake-v1
 """
