@@ -67,9 +67,10 @@ def train(argv: list[str] | None, env_id: str | None = None, algorithm: str | No
 
     def run() -> int:
         """Find the env, then parse with its defaults (a script's own `defaults` win) and train."""
-        import_user_algorithm(algorithm or known.algo or DEFAULT_ALGORITHM)
+        algo = algorithm or known.algo or DEFAULT_ALGORITHM
+        import_user_algorithm(algo)
         env = env_id or _env_of_run(known)
-        preset = {**env_defaults(env, algorithm or known.algo or DEFAULT_ALGORITHM), **defaults}
+        preset = {**env_defaults(env, algo), **defaults}
         return _train(argv, env, algorithm, description, preset, fixed_env=env_id is not None)
 
     return run_cli(run)
