@@ -30,7 +30,7 @@ from rltorch.checkpoint_data import (
 from rltorch.errors import RLTorchError
 from rltorch.keys import AfterstateKeys, StateActionKeys
 from rltorch.values import DoubleQ, QNetwork, QTable, VNetwork, VTable, WeightedQTable, WeightedVTable
-from rltorch.values.base import ValueFunction, rltorch_class
+from rltorch.values.base import ValueFunction, imported_class, rltorch_class
 
 FORMAT = "rltorch-checkpoint"
 VERSION = 2
@@ -198,6 +198,9 @@ def value_fn_from_checkpoint(payload: dict[str, Any], path: str | Path = "checkp
     """Build the value function a checkpoint names (from the allow-list, on the CPU) and load its state."""
     config, name = payload["value_fn_config"], payload["value_fn_config"].get("class")
     cls = VALUE_FUNCTIONS.get(name) if isinstance(name, str) else None
+    if cls is None and isinstance(name, str) and ":" in name:  # a user's class, from a module already imported
+        cls = imported_class(name, ValueFunction, str(path), "value function",
+                             f"--value-fn {name} (or import it first)")
     if cls is None:
         raise RLTorchError(f"{path} holds a {name!r}, not one of {', '.join(VALUE_FUNCTIONS)}")
     settings = {**config, "device": "cpu"} if "device" in config else config

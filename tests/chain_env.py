@@ -9,23 +9,23 @@ from gymnasium import spaces
 
 
 class ChainEnv(gym.Env):
-    """A 5-state corridor with a cost of -1 per step and exits at both ends."""
+    """A corridor of `size` states (5 by default) with a cost of -1 per step and exits at both ends."""
 
-    def __init__(self) -> None:
-        self.observation_space = spaces.Discrete(5)
-        self.action_space = spaces.Discrete(2)
-        self.state = 2
+    def __init__(self, size: int = 5, start: int = 2, actions: int = 2) -> None:
+        self.observation_space = spaces.Discrete(size)
+        self.action_space = spaces.Discrete(actions)
+        self.start = self.state = start
 
     def reset(self, *, seed=None, options=None):
-        """Start in the middle."""
+        """Start at `start` (the middle)."""
         super().reset(seed=seed)
-        self.state = 2
+        self.state = self.start
         return self.state, {}
 
     def step(self, action):
         """Move one cell left (0) or right (1)."""
         self.state += 1 if int(action) == 1 else -1
-        return self.state, -1.0, self.state in (0, 4), False, {}
+        return self.state, -1.0, self.state in (0, self.observation_space.n - 1), False, {}
 
 
 if "Chain-v0" not in gym.registry:

@@ -109,3 +109,19 @@ def run_main(main, *args, cwd: Path) -> subprocess.CompletedProcess:
     finally:
         os.chdir(here)
     return subprocess.CompletedProcess(list(args), status, out.getvalue(), err.getvalue())
+
+
+def readme_block(first_line: str) -> str:
+    """The README's Python code block that starts with `first_line` (e.g. "# my_algos.py"), without that line."""
+    import re
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    return re.search(rf"```python\n{re.escape(first_line)}\n(.*?)```", readme, re.S).group(1)
+
+
+def module_in_current_folder(folder: Path, name: str, code: str) -> Path:
+    """Write `name`.py holding `code` in `folder` (the current folder), with a first line that touches a marker
+    file when the module is imported; return the marker's path."""
+    marker = folder / "IMPORTED"
+    (folder / f"{name}.py").write_text(f"import pathlib\npathlib.Path({str(marker)!r}).touch()\n" + code)
+    return marker

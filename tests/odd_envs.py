@@ -7,20 +7,14 @@ hashable first observation and a list after; `NanReward-v0` pays NaN on its thir
 import gymnasium as gym
 from gymnasium import spaces
 
+from tests.chain_env import ChainEnv
 
-class CorridorEnv(gym.Env):
-    """A corridor of 4 cells that ends at cell 3; each subclass breaks one rule."""
+
+class CorridorEnv(ChainEnv):
+    """A corridor of 4 cells from cell 0 that ends at cell 3; each subclass breaks one rule."""
 
     def __init__(self) -> None:
-        self.observation_space = spaces.Discrete(4)
-        self.action_space = spaces.Discrete(2)
-        self.state = 0
-
-    def reset(self, *, seed=None, options=None):
-        """Start at cell 0."""
-        super().reset(seed=seed)
-        self.state = 0
-        return self.state, {}
+        super().__init__(size=4, start=0)
 
     def step(self, action):
         """Move right on action 1, stay on 0; every step costs 1."""

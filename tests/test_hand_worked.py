@@ -39,6 +39,7 @@ from rltorch.errors import BadTransition
 from rltorch.policies import ConstantSchedule
 from rltorch.values import WeightedQTable
 from rltorch.values.weighted import WeightedVTable
+from tests.chain_env import ChainEnv
 
 ONE = {"progress": False, "eval_every": 0}
 GAMMA = 0.5
@@ -142,18 +143,12 @@ def test_off_policy_mc_prediction_counts_every_visit(weighted):
 # --- Dyna-Q: a model of an env that changes -----------------------------------------------------------------
 
 
-class SwitchEnv(gym.Env):
+class SwitchEnv(ChainEnv):
     """One state, one action, one step per episode: the reward is 0 on the first step ever, then 1 (a switch flips)."""
 
     def __init__(self) -> None:
-        self.observation_space = spaces.Discrete(1)
-        self.action_space = spaces.Discrete(1)
+        super().__init__(size=1, start=0, actions=1)
         self.steps = 0
-
-    def reset(self, *, seed=None, options=None):
-        """Always state 0."""
-        super().reset(seed=seed)
-        return 0, {}
 
     def step(self, action):
         """End the episode with the reward of the switch's position."""

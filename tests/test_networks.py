@@ -163,12 +163,13 @@ def test_asking_for_cuda_without_a_gpu_is_a_clear_error():
 
 def test_the_same_seed_gives_identical_networks_from_the_command_line_options():
     from rltorch.run.cli import train_parser
+    from rltorch.run.commands import run_config
     from rltorch.run.training import build_trainer
 
     def run(seed):
         parser = train_parser("rltorch/TicTacToe-v0", "qlearning")
         args = parser.parse_args(["--value-fn", "mlp", "--hidden", "8", "--seed", str(seed)])
-        trainer = build_trainer("qlearning", args, "rltorch/TicTacToe-v0")
+        trainer = build_trainer(run_config(args, {}, "rltorch/TicTacToe-v0", "qlearning"))
         trainer.train(40, eval_every=0, progress=False)
         return trainer.value_fn.state_dict()
 

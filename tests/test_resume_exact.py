@@ -20,6 +20,7 @@ from rltorch.checkpoints import load_checkpoint
 from rltorch.errors import RLTorchError
 from rltorch.logger import TensorBoardLogger
 from rltorch.run.cli import train_parser
+from rltorch.run.commands import run_config
 from rltorch.run.envs import hook
 from rltorch.run.training import build_trainer
 from rltorch.trainers import TRAINERS, Trainer
@@ -36,7 +37,7 @@ def make(env_id: str, algorithm: str, *options: str) -> Trainer:
     """A trainer built as `rltorch train --env ENV --algo ALGO` builds it (a fast epsilon decay, seed 3)."""
     args = train_parser(None, None).parse_args(
         ["--env", env_id, "--algo", algorithm, "--seed", "3", "--epsilon-decay", "20", *options])
-    return build_trainer(algorithm, args, env_id)
+    return build_trainer(run_config(args, {}, env_id, algorithm))
 
 
 def train_logged(trainer: Trainer, log_dir: Path, episodes: int, stop_after: int | None = None) -> Trainer:

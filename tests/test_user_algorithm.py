@@ -6,7 +6,6 @@ marker line that shows whether it was imported.
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -20,20 +19,10 @@ ROOT = Path(__file__).resolve().parents[1]
 COMMON = ["--env", "FrozenLake-v1", "--episodes", "300", "--eval-every", "0", "--test-games", "5", "--no-progress"]
 
 
-def recipe() -> str:
-    """The README's `my_algos.py` code block."""
-    readme = (ROOT / "README.md").read_text()
-    return re.search(r"```python\n# my_algos.py\n(.*?)```", readme, re.S).group(1)
-
-
 @pytest.fixture
-def my_algos(tmp_path, monkeypatch):
-    """`my_algos.py` in the current folder (not on the path), leaving a marker file when imported."""
-    marker = tmp_path / "IMPORTED"
-    (tmp_path / "my_algos.py").write_text(f"import pathlib\npathlib.Path({str(marker)!r}).touch()\n" + recipe())
-    monkeypatch.chdir(tmp_path)
-    yield marker
-    sys.modules.pop("my_algos", None)
+def my_algos(readme_module):
+    """The README's `my_algos.py` in the current folder; the marker file it touches when imported."""
+    return readme_module("my_algos")
 
 
 def test_the_recipe_trains_and_resumes_from_the_command_line_and_equals_q_learning(my_algos, tmp_path, capsys):
@@ -74,7 +63,7 @@ def test_trainer_load_continues_training_from_python(my_algos, tmp_path):
 
 
 @pytest.mark.parametrize("spec, message", [("no_such_module:Algo", "cannot import module 'no_such_module'"),
-                                           ("my_algos:Nothing", "is not a trainer class"),
+                                           ("my_algos:Nothing", "is not a subclass of rltorch.trainers"),
                                            ("3d:x", "must be one of")])
 def test_a_bad_algorithm_is_one_line_before_any_file(spec, message, my_algos, tmp_path, capsys):
     before = set(tmp_path.iterdir())

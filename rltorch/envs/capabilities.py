@@ -9,8 +9,8 @@ and `rltorch.external` read them there.
   generic one of `rltorch.mdp.evaluation` without it), and `ExactPolicyEvaluation` (anyone's policy);
 - pictures: `GridWorld` (a grid layout, as a model: offered by the env, or by an adapter in
   `rltorch.envs.grid` for Gymnasium's own grid worlds);
-- extras: `Game` (win/draw/loss by the sign of the return), `DeclaresOptions` (an env class's command-line
-  options), `HasEncoder` (network features), `HasStartStates` (exploring starts), `HasEvaluationEnv`,
+- extras: `Game` (win/draw/loss by the sign of the return), `DeclaresOptions` (an env class's
+  constructor options), `HasEncoder` (network features), `HasStartStates` (exploring starts), `HasEvaluationEnv`,
   `SelfPlay`, `CountsReachableKeys` and `PlaysInTerminal`.
 """
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
     from rltorch.envs.grid import GridLayout
     from rltorch.mdp.model import FiniteModel
+    from rltorch.options import Option
 
 # a policy's exact answer in a position: {action: probability} (one action with probability 1 when deterministic)
 Distribution = Callable[[Hashable, Sequence[int]], Mapping[int, Fraction]]
@@ -93,9 +94,9 @@ class Game(Protocol):
 
 @runtime_checkable
 class DeclaresOptions(Protocol):
-    """An env class's own command-line options: name -> argparse keywords (`rltorch train --name`)."""
+    """An env class's own constructor options, as data (`rltorch train` offers each as `--name`)."""
 
-    cli_options: ClassVar[dict[str, dict[str, Any]]]
+    options: ClassVar[tuple[Option, ...]]
 
 
 @runtime_checkable

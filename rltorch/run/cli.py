@@ -78,6 +78,9 @@ def _checkpoint_command(commands: Any, name: str, description: str,
                                        "imports your module; a module named only inside a file is never imported)")
     command.add_argument("--env-option", type=key_value, action="append", metavar="KEY=VALUE",
                          help="override an env option, e.g. seat=X (repeatable)")
+    command.add_argument("--value-fn", metavar="module:Class",
+                         help="your value function class that the checkpoint names, its module imported because "
+                              "you name it here")
     command.add_argument("--trust", action="store_true",
                          help="also open a whole-module (pickled) file, and import an env module the file names: "
                               "both can run code, so only for a file you trust")

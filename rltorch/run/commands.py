@@ -17,14 +17,17 @@ from rltorch.checkpoints import load, load_checkpoint
 from rltorch.envs.context import EnvContext
 from rltorch.errors import RLTorchError
 from rltorch.keys import AfterstateKeys, StateActionKeys
-from rltorch.run.algorithms import algorithm_name, import_user_algorithm
+from rltorch.run.algorithms import algorithm_name, import_user_algorithm, trainer_class
 from rltorch.run.cli import SHIPPED_AGENT
+from rltorch.run.config import RunConfig
 from rltorch.run.defaults import env_defaults
-from rltorch.run.envs import cli_options, env_id_from_file, hook, import_user_module, make_env
+from rltorch.run.envs import declared_env_options, env_id_from_file, hook, import_user_module, make_env
+from rltorch.run.learning_options import add_env_options, add_learning_options, unique
 from rltorch.run.options import add_output_options, key_value, make_parser, parse
 from rltorch.run.output import run_cli
-from rltorch.run.session import apply_resume, check_run_name
-from rltorch.run.training import add_env_options, add_learning_options, build_trainer, run_training
+from rltorch.run.session import check_run_name, resume_settings
+from rltorch.run.training import build_trainer, run_training
+from rltorch.run.value_functions import VALUE_FUNCTIONS, import_user_value_function, value_function_kind
 from rltorch.trainers import TRAINERS
 from rltorch.values import ValueFunction, VNetwork, VTable
 
@@ -33,8 +36,13 @@ DEFAULT_ALGORITHM = "sarsa"
 FIGURE_DPI = 150  # grid pictures readable at their natural size
 
 
-def train_parser(env_id: str | None, algorithm: str | None, description: str | None = None) -> argparse.ArgumentParser:
-    """The options of one training run: `--env` and `--algo` unless fixed, the learning options, the env's own."""
+def train_parser(env_id: str | None, algorithm: str | None, description: str | None = None,
+                 user_algo: str | None = None, user_value_fn: str | None = None) -> argparse.ArgumentParser:
+    """The options of one training run: `--env` and `--algo` unless fixed, the learning options, the env's own.
+
+    The algorithm's declared options (every algorithm's when `algorithm` is None) and every registered value
+    function's are offered, and those of a user's algorithm or value function class (`module:Class`) typed.
+    """
     prog = {"prog": "rltorch train"} if env_id is None or description is None else {}
     parser = make_parser(description or "Train a tabular (or network) learner on any registered Gymnasium env.", **prog)
     if env_id is None:
@@ -47,8 +55,13 @@ def train_parser(env_id: str | None, algorithm: str | None, description: str | N
         parser.add_argument("--algo", type=algorithm_name, default=DEFAULT_ALGORITHM, metavar="{" + ",".join(TRAINERS)
                             + "} or module:Class", help="the learning algorithm (module:Class: your Trainer subclass "
                                                         "in your module, imported from the current folder first)")
-    add_learning_options(parser, algorithm)
-    add_env_options(parser, cli_options(env_id) if env_id is not None else {})
+    algorithms = [trainer_class(algorithm)] if algorithm is not None else list(TRAINERS.values())
+    algorithms += [trainer_class(user_algo)] if user_algo not in (None, *TRAINERS) else []
+    kinds = [*VALUE_FUNCTIONS.values()]
+    kinds += [value_function_kind(user_value_fn)] if user_value_fn not in (None, *VALUE_FUNCTIONS) else []
+    add_learning_options(parser, unique(option for cls in algorithms for option in cls.options),
+                         unique(option for kind in kinds for option in kind.options))
+    add_env_options(parser, declared_env_options(env_id) if env_id is not None else ())
     add_output_options(parser, log_every=100, eval_every=5000, eval_games=500, test_games=1000)
     return parser
 
@@ -69,9 +82,12 @@ def train(argv: list[str] | None, env_id: str | None = None, algorithm: str | No
         """Find the env, then parse with its defaults (a script's own `defaults` win) and train."""
         algo = algorithm or known.algo or DEFAULT_ALGORITHM
         import_user_algorithm(algo)
+        if known.value_fn is not None:
+            import_user_value_function(known.value_fn)
         env = env_id or _env_of_run(known)
         preset = {**env_defaults(env, algo), **defaults}
-        return _train(argv, env, algorithm, description, preset, fixed_env=env_id is not None)
+        return _train(argv, env, algorithm, description, preset, fixed_env=env_id is not None,
+                      user_classes=(algo, known.value_fn))
 
     return run_cli(run)
 
@@ -79,7 +95,7 @@ def train(argv: list[str] | None, env_id: str | None = None, algorithm: str | No
 def _first_look(argv: list[str]) -> argparse.Namespace:
     """`--env`, `--algo` and `--resume` read ahead of the full parse (which needs the env's own options)."""
     parser = make_parser(None, add_help=False)
-    for option in ("--env", "--algo", "--resume"):
+    for option in ("--env", "--algo", "--resume", "--value-fn"):
         parser.add_argument(option)
     return parser.parse_known_args(argv)[0]
 
@@ -96,9 +112,10 @@ def _env_of_run(known: argparse.Namespace) -> str:
 
 
 def _train(argv: list[str], env_id: str, algorithm: str | None, description: str | None,
-           defaults: dict[str, Any], fixed_env: bool) -> int:
-    """Build the full parser for `env_id`, check everything, then train."""
-    parser = train_parser(env_id, algorithm, description)
+           defaults: dict[str, Any], fixed_env: bool,
+           user_classes: tuple[str | None, str | None] = (None, None)) -> int:
+    """Build the full parser for `env_id`, check everything, make the run's config, then train."""
+    parser = train_parser(env_id, algorithm, description, *user_classes)
     parser.set_defaults(**defaults)
     if not fixed_env:
         parser.add_argument("--env", default=env_id, help=argparse.SUPPRESS)
@@ -106,11 +123,18 @@ def _train(argv: list[str], env_id: str, algorithm: str | None, description: str
     args = parse(parser, argv)
     if args.run_name is not None:
         check_run_name(args.run_name)
-    resumed = apply_resume(args, parser, argv)
-    env_id = getattr(args, "env", env_id)
-    algo = algorithm or args.algo
-    trainer = build_trainer(algo, args, env_id)
-    return run_training(trainer, args, label=env_id.rpartition(":")[2].rpartition("/")[2], resumed=resumed)
+    resumed, saved = resume_settings(args, parser, argv)
+    config = run_config(args, saved, env_id, algorithm)
+    trainer = build_trainer(config)
+    return run_training(trainer, config, label=config.env.rpartition(":")[2].rpartition("/")[2], resumed=resumed)
+
+
+def run_config(args: argparse.Namespace, saved: dict[str, Any], env_id: str, algorithm: str | None) -> RunConfig:
+    """The run's frozen config: the command line's settings, a resumed run's put back, the declared options gathered."""
+    settings = {"env": env_id, "algo": algorithm, **vars(args), **saved}
+    declared = {"algo_options": trainer_class(settings["algo"], "the resumed run's --algo").options,
+                "value_fn_options": value_function_kind(settings["value_fn"], "the resumed run's --value-fn").options}
+    return RunConfig.from_settings(settings, **declared)
 
 
 def evaluate(args: argparse.Namespace) -> None:
@@ -133,6 +157,8 @@ def _env_and_agent(args: argparse.Namespace) -> tuple[Any, Any, float, dict[str,
     A module named only inside the file is never imported (`env_id_from_file`); a whole-module (pickled)
     file opens only with `--trust` and, naming no env, needs `--env`.
     """
+    if args.value_fn is not None:
+        import_user_module(args.value_fn, what="value function")
     payload = load_checkpoint(args.checkpoint, trusted=args.trust)
     config = payload.get("config") if isinstance(payload.get("config"), dict) else {}
     if args.env is not None:

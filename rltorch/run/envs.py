@@ -2,7 +2,7 @@
 
 What an env may offer (all optional) is written as typed protocols in `rltorch.envs.capabilities`: the rules
 (`legal_actions()`, `afterstate(state, action)`, `model()`), its own exact evaluation, a grid layout for
-pictures, and extras (`is_game`, `cli_options`, `encoder()`, `start_states()`, `evaluation_env()`,
+pictures, and extras (`is_game`, `options`, `encoder()`, `start_states()`, `evaluation_env()`,
 `refresh_opponent(...)`, `reachable_keys(kind)`, `play_in_terminal(agent)`). A run resolves them once into an
 `rltorch.envs.context.EnvContext` (`context_of(trainer)`): one model, one solve, shared by training, pictures
 and reports.
@@ -23,6 +23,7 @@ import rltorch.envs  # noqa: F401  (registers rltorch's envs)
 from rltorch.envs.capabilities import DeclaresOptions, HasLegalActions
 from rltorch.envs.context import EnvContext
 from rltorch.errors import RLTorchError
+from rltorch.options import Option
 
 
 def import_user_module(env_id: str, what: str = "env") -> str:
@@ -110,10 +111,10 @@ def _first_line(error: BaseException) -> str:
     return str(error).strip().splitlines()[0] if str(error).strip() else ""
 
 
-def cli_options(env_id: str) -> dict[str, dict[str, Any]]:
-    """The options the env declares for the command line (none for most envs)."""
+def declared_env_options(env_id: str) -> tuple[Option, ...]:
+    """The options the env class declares (`rltorch train --name`; none for most envs)."""
     entry = env_class(env_id)
-    return dict(entry.cli_options) if isinstance(entry, DeclaresOptions) else {}
+    return tuple(entry.options) if isinstance(entry, DeclaresOptions) else ()
 
 
 def make_env(env_id: str, kwargs: dict[str, Any] | None = None) -> gym.Env:

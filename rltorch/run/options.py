@@ -6,7 +6,7 @@ import argparse
 import ast
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -133,6 +133,19 @@ def key_value(text: str) -> tuple[str, Any]:
         return key, ast.literal_eval(value)
     except (ValueError, SyntaxError):
         return key, value
+
+
+def name_or_module_class(names: Collection[str]) -> Callable[[str], str]:
+    """A parser of one of `names` (a registry, read when parsing), or `module:Class` (imported later, if typed)."""
+
+    def name(text: str) -> str:
+        module, sep, attribute = text.rpartition(":")
+        if text in names or (sep and module and attribute.isidentifier()
+                             and all(part.isidentifier() for part in module.split("."))):
+            return text
+        raise argparse.ArgumentTypeError(f"must be one of {', '.join(names)}, or module:Class, got {text!r}")
+
+    return name
 
 
 def writable_file(text: str) -> Path:

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from rltorch.errors import RLTorchError
 
@@ -107,3 +107,9 @@ class StopSignals:
     def exit_status(self) -> int:
         """128 + the signal's number, or 0 when none came."""
         return 128 + self.received if self.received is not None else 0
+
+
+def refuse_to_run(module: str, scripts: str, run: str) -> NoReturn:
+    """A study's helper module run as a script: one line naming the script to run instead, exit status 2."""
+    print(f"{Path(module).name} is a module of {scripts}; run python {run} --help", file=sys.stderr)
+    sys.exit(2)

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import Any
 
 from rltorch.agents import GreedyAgent
+from rltorch.run.config import RunConfig
 from rltorch.run.envs import context_of
 from rltorch.trainers import Trainer
 
 
-def final_metrics(trainer: Trainer, args: argparse.Namespace, seconds: float, extra: dict[str, Any]) -> dict:
+def final_metrics(trainer: Trainer, config: RunConfig, seconds: float, extra: dict[str, Any]) -> dict:
     """The run's figures: speed, the final greedy test, table size and the exact report."""
-    games = getattr(args, "test_games", 0)
+    games = config.test_games
     stats = trainer.test(games) if games else None
     context = context_of(trainer)
     report = context.exact.report if context.exact is not None else None

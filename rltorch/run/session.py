@@ -13,17 +13,16 @@ from typing import Any
 
 from rltorch.checkpoints import load_checkpoint
 from rltorch.errors import RLTorchError
+from rltorch.run.config import RunConfig
 
 # Options a resumed run takes from its command line; every other setting comes from the checkpoint.
 FROM_COMMAND_LINE = {"episodes", "resume", "json", "no_progress", "checkpoint", "log_every", "eval_every",
                      "eval_games", "test_games", "overwrite", "log_dir", "trust"}
 
 
-def run_settings(args: argparse.Namespace, name: str) -> dict[str, Any]:
-    """The run's options as data, saved in its checkpoint so that `--resume` can rebuild the same run."""
-    plain = {key: str(value) if isinstance(value, Path) else value for key, value in vars(args).items()
-             if key not in FROM_COMMAND_LINE}
-    return {"name": name, "args": plain}
+def run_settings(config: RunConfig, name: str) -> dict[str, Any]:
+    """The run's settings as data, saved in its checkpoint so that `--resume` can rebuild the same run."""
+    return {"name": name, "args": config.saved_settings(FROM_COMMAND_LINE)}
 
 
 def check_run_name(name: Any, source: str = "--run-name") -> str:
@@ -44,16 +43,17 @@ def given_options(parser: argparse.ArgumentParser, argv: list[str]) -> set[str]:
     return given
 
 
-def apply_resume(args: argparse.Namespace, parser: argparse.ArgumentParser | None = None,
-                 argv: list[str] | None = None) -> dict[str, Any] | None:
-    """With `--resume CKPT`, load the checkpoint and put its run's settings into `args`; return the checkpoint.
+def resume_settings(args: argparse.Namespace, parser: argparse.ArgumentParser | None = None,
+                    argv: list[str] | None = None) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """With `--resume CKPT`: the checkpoint, and the settings of its run that the config takes back.
 
     Every saved setting is checked as the command line would check it (with `parser`), the run name must be
     one folder name under the chosen `--log-dir`, and an option given on the command line (`argv`) that the
     checkpoint fixes otherwise, or an `--episodes` not above the saved count, is refused in one line.
+    Without `--resume`: (None, {}).
     """
     if not getattr(args, "resume", None):
-        return None
+        return None, {}
     checkpoint = load_checkpoint(args.resume)
     run = checkpoint.get("run")
     if not isinstance(run, dict) or not isinstance(run.get("args"), dict):
@@ -63,15 +63,13 @@ def apply_resume(args: argparse.Namespace, parser: argparse.ArgumentParser | Non
     if parser is not None:
         saved = _checked_settings(parser, saved, args.resume)
         _refuse_changes(parser, argv or [], args, saved)
-    for key, value in saved.items():
-        setattr(args, key, value)
-    args.run_name = check_run_name(run.get("name"), f"{args.resume}: its run name")
-    args.checkpoint = args.checkpoint or Path(args.resume)
+    saved["run_name"] = check_run_name(run.get("name"), f"{args.resume}: its run name")
+    saved["checkpoint"] = args.checkpoint or Path(args.resume)
     done = checkpoint.get("episodes")
     if isinstance(done, int) and hasattr(args, "episodes") and args.episodes <= done:
         raise RLTorchError(f"{args.resume} has trained {done:,} episodes already; --episodes counts them all, "
                            f"so give more than {done:,} to continue")
-    return checkpoint
+    return checkpoint, saved
 
 
 def _checked_settings(parser: argparse.ArgumentParser, saved: dict[str, Any], source: Path) -> dict[str, Any]:
@@ -129,9 +127,9 @@ def _refuse_changes(parser: argparse.ArgumentParser, argv: list[str], args: argp
                                "its settings (start a new run to change them)")
 
 
-def check_new_run(run_dir: Path, checkpoint: Path, args: argparse.Namespace) -> None:
+def check_new_run(run_dir: Path, checkpoint: Path, config: RunConfig) -> None:
     """Refuse to write into an existing run folder or over an existing checkpoint, unless resuming or --overwrite."""
-    if getattr(args, "resume", None) or getattr(args, "overwrite", False):
+    if config.resume or config.overwrite:
         return
     if run_dir.exists():
         raise RLTorchError(f"run folder {run_dir} exists: choose another --run-name, --resume its checkpoint, "

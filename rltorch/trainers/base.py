@@ -6,7 +6,7 @@ import copy
 import random
 from collections.abc import Callable, Hashable, Sequence
 from math import isfinite
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 
@@ -15,6 +15,7 @@ from rltorch.callbacks import Callback, Evaluation, FunctionCallback, ProgressBa
 from rltorch.errors import BadTransition
 from rltorch.keys import StateActionKeys
 from rltorch.logger import NullLogger
+from rltorch.options import Option, declared_values
 from rltorch.policies import ExponentialSchedule, Schedule, greedy
 from rltorch.trainers.saving import Checkpointing
 from rltorch.trainers.stats import Block, EpisodeStats, Outcomes, play_greedy
@@ -29,6 +30,19 @@ class Trainer(Checkpointing):
     """
 
     algorithm = "trainer"
+    options: ClassVar[tuple[Option, ...]] = ()  # the algorithm's own settings: constructor keywords, and flags
+
+    @classmethod
+    def arguments(cls, settings: dict[str, Any], env: gym.Env) -> dict[str, Any]:
+        """The constructor keywords of the declared options' values in `settings` (ValueError if they clash)."""
+        return declared_values(cls.options, settings)
+
+    weighted_updates: ClassVar[bool] = False  # needs a value function with `update_weighted` (a weighted table)
+
+    @classmethod
+    def step_size(cls, alpha: float, settings: dict[str, Any]) -> float | None:
+        """The table's step size for `--alpha` and the declared options' values (None: sample averages)."""
+        return alpha
 
     def __init__(
         self,

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
+import gymnasium as gym
+
+from rltorch.options import Option
 from rltorch.targets import q_learning_target
 from rltorch.trainers.replay import Experience, ReplayBuffer
 from rltorch.trainers.td import OneStepTrainer
@@ -34,6 +37,23 @@ class DQNTrainer(OneStepTrainer):
     """
 
     algorithm = "dqn"
+    options: ClassVar[tuple[Option, ...]] = (
+        Option("replay_size", int, 10_000, "DQN: replay the last N transitions in minibatches (0: off)",
+               minimum=0, maximum=10**8),
+        Option("batch_size", int, 32, "DQN: minibatch size (at most --replay-size)", minimum=1, maximum=10**6),
+        Option("target_update_every", int, 500, "DQN: bootstrap from a frozen copy refreshed every K fits (0: off)",
+               minimum=0, maximum=10**12),
+    )
+
+    @classmethod
+    def arguments(cls, settings: dict[str, Any], env: gym.Env) -> dict[str, Any]:
+        """The declared options, a minibatch no larger than the buffer it is drawn from."""
+        found = super().arguments(settings, env)
+        if found["replay_size"] and found["batch_size"] > found["replay_size"]:
+            raise ValueError(f"--batch-size {found['batch_size']:,} is larger than --replay-size "
+                             f"{found['replay_size']:,}: a minibatch is drawn from the replay buffer, so it can be "
+                             "at most that size")
+        return found
 
     def __init__(self, *args: Any, replay_size: int = 10_000, batch_size: int = 32, target_update_every: int = 500,
                  **kwargs: Any) -> None:

@@ -9,8 +9,11 @@ sample averages.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
+import gymnasium as gym
+
+from rltorch.options import Option
 from rltorch.targets import monte_carlo_returns
 from rltorch.trainers.base import Trainer
 from rltorch.trainers.prediction import PolicyPrediction
@@ -87,13 +90,32 @@ class MonteCarloTrainer(Trainer):
         return config
 
 
-class MCTrainer(MonteCarloTrainer):
+class MCControl(MonteCarloTrainer):
+    """What the command line's Monte Carlo control offers: first- or every-visit, a constant step or sample averages."""
+
+    options: ClassVar[tuple[Option, ...]] = (
+        Option("every_visit", bool, False, "MC: every-visit instead of first-visit"),
+        Option("sample_average", bool, False, "MC: step 1/N(key) instead of --alpha"),
+    )
+
+    @classmethod
+    def arguments(cls, settings: dict[str, Any], env: gym.Env) -> dict[str, Any]:
+        """First- or every-visit (sample averages are the table's business: see `table`)."""
+        return {"first_visit": not settings.get("every_visit", False)}
+
+    @classmethod
+    def step_size(cls, alpha: float, settings: dict[str, Any]) -> float | None:
+        """`alpha`, or sample averages (step 1/N) with `sample_average`."""
+        return None if settings.get("sample_average") else alpha
+
+
+class MCTrainer(MCControl):
     """On-policy Monte Carlo control: act epsilon-greedily on Q and learn Q (with a constant epsilon, section 5.4)."""
 
     algorithm = "mc"
 
 
-class MCExploringStarts(MonteCarloTrainer):
+class MCExploringStarts(MCControl):
     """Monte Carlo with exploring starts (section 5.3): a uniformly drawn start and a random first action.
 
     After the first action it follows the schedule (epsilon 0: greedy); with sample averages this is MC ES.
@@ -103,6 +125,15 @@ class MCExploringStarts(MonteCarloTrainer):
 
     def __init__(self, *args: Any, start_states: Sequence[Start], **kwargs: Any) -> None:
         super().__init__(*args, start_states=start_states, **kwargs)
+
+    @classmethod
+    def arguments(cls, settings: dict[str, Any], env: gym.Env) -> dict[str, Any]:
+        """The MC options, and the env's start states to draw exploring starts from."""
+        starts = getattr(env.unwrapped, "start_states", None)
+        if starts is None:
+            raise ValueError(f"env {env.spec.id if env.spec else env} has no start_states() to draw exploring "
+                             "starts from")
+        return {**super().arguments(settings, env), "start_states": starts()}
 
     def generate_episode(self, epsilon: float) -> tuple[list[Hashable], list[float]]:
         """A random first action from a drawn start, then epsilon-greedy play."""

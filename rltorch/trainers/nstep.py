@@ -14,11 +14,14 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
+from rltorch.options import Option
 from rltorch.targets import epsilon_greedy_expectation, n_step_return
 from rltorch.trainers.base import Trainer
 from rltorch.trainers.prediction import PolicyPrediction
+
+MAX_N = 10**6  # steps before bootstrapping: an episode idles n steps at its end
 
 
 @dataclass
@@ -35,6 +38,8 @@ class NStepTD(Trainer):
     """The shared n-step loop (section 7.1's order); subclasses say how to act and what to bootstrap from."""
 
     chooses_ahead = False  # n-step SARSA selects A_{t+1} as soon as S_{t+1} is observed
+    options: ClassVar[tuple[Option, ...]] = (
+        Option("n", int, 4, "n-step methods: steps before bootstrapping", minimum=1, maximum=MAX_N),)
 
     def __init__(self, *args: Any, n: int = 1, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

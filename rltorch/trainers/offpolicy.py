@@ -125,6 +125,7 @@ class OffPolicyMCControl(OffPolicyMonteCarlo):
     """
 
     algorithm = "mc-offpolicy"
+    weighted_updates = True  # the value function keeps the cumulative importance weights C (step W / C)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
+from rltorch.options import Option
 from rltorch.targets import q_learning_target
 from rltorch.trainers.td import OneStepTrainer
 
@@ -22,6 +23,9 @@ class DynaQTrainer(OneStepTrainer):
     """
 
     algorithm = "dyna-q"
+    options: ClassVar[tuple[Option, ...]] = (
+        Option("planning_steps", int, 5, "Dyna-Q: planning updates from the learned model after each real step",
+               minimum=0, maximum=10**5),)
 
     def __init__(self, *args: Any, planning_steps: int = 5, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -42,7 +43,7 @@ class ValueFunction(nn.Module):
 
     def config(self) -> dict:
         """Constructor settings as plain data, saved in checkpoints beside the `state_dict`."""
-        return {"class": type(self).__name__}
+        return {"class": saved_class_name(self)}
 
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> ValueFunction:
@@ -84,6 +85,27 @@ def rltorch_class(spec: str, base: type) -> type:
     if not (isinstance(found, type) and issubclass(found, base)):
         raise RLTorchError(f"{spec!r} is not a {base.__name__}")
     return found
+
+
+def imported_class(spec: str, base: type, source: str, what: str, naming: str) -> type:
+    """The class "module:Class" of a module already imported (never imported here), if it subclasses `base`.
+
+    A module named only in a file (a checkpoint) is refused in one line that says how to allow it: `naming`,
+    e.g. "--algo my_algos:MyQLearning".
+    """
+    module_name, _, name = str(spec).rpartition(":")
+    if module_name not in sys.modules:
+        raise RLTorchError(f"{source} asks for {what} {spec!r} from module {module_name!r}, which rltorch does not "
+                           f"import for a file; name it yourself with {naming}")
+    found: Any = getattr(sys.modules[module_name], name, None)
+    if not (isinstance(found, type) and issubclass(found, base)):
+        raise RLTorchError(f"{spec!r} is not a subclass of {base.__module__}.{base.__qualname__}")
+    return found
+
+
+def saved_class_name(obj: object) -> str:
+    """How a checkpoint names `obj`'s class: rltorch's own by name, a user's as "module:Class"."""
+    return type(obj).__name__ if type(obj).__module__.startswith("rltorch.") else class_spec(obj)
 
 
 def class_spec(obj: object) -> str:

@@ -21,7 +21,7 @@ import torch
 from torch import nn
 
 from rltorch.errors import RLTorchError
-from rltorch.values.base import ValueFunction, class_spec, rltorch_class
+from rltorch.values.base import ValueFunction, class_spec, rltorch_class, saved_class_name
 from rltorch.values.encoders import Encoder, PairEncoder, SpaceEncoder
 
 
@@ -109,7 +109,7 @@ class Network(ValueFunction):
 
     def config(self) -> dict:
         """Constructor settings as data, the encoder included, for a checkpoint."""
-        return {"class": type(self).__name__, "hidden": self.hidden, "lr": self.lr, "device": str(self.device),
+        return {"class": saved_class_name(self), "hidden": self.hidden, "lr": self.lr, "device": str(self.device),
                 "encoder": encoder_to_data(self.encoder)}
 
     @classmethod

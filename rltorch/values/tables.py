@@ -6,7 +6,7 @@ from collections.abc import Hashable, Sequence
 
 import torch
 
-from rltorch.values.base import ValueFunction
+from rltorch.values.base import ValueFunction, saved_class_name
 
 
 class Table(ValueFunction):
@@ -75,7 +75,7 @@ class Table(ValueFunction):
 
     def config(self) -> dict:
         """Constructor settings."""
-        return {"class": type(self).__name__, "alpha": self.alpha, "initial": self.initial,
+        return {"class": saved_class_name(self), "alpha": self.alpha, "initial": self.initial,
                 "count_visits": self.count_visits}
 
     def diagnostics(self) -> dict[str, float]:

@@ -6,6 +6,7 @@ from collections.abc import Hashable, Sequence
 
 import torch
 
+from rltorch.values.base import saved_class_name
 from rltorch.values.tables import QTable, Table, VTable
 
 
@@ -56,7 +57,7 @@ class WeightedTable(Table):
 
     def config(self) -> dict:
         """Constructor settings: the initial value (the step is always W / C)."""
-        return {"class": type(self).__name__, "initial": self.initial}
+        return {"class": saved_class_name(self), "initial": self.initial}
 
     def get_extra_state(self) -> dict:
         """The entries, counts, settings and cumulative weights."""

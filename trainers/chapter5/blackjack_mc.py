@@ -18,9 +18,10 @@ import gymnasium as gym
 from rltorch.envs.blackjack.solver import BOOK_RULES, GYMNASIUM_RULES
 from rltorch.errors import RLTorchError
 from rltorch.policies import ConstantSchedule
+from rltorch.run.config import RunConfig
 from rltorch.run.options import add_output_options, at_most, make_parser, non_negative_int, positive_int, unit_float
 from rltorch.run.output import run_cli
-from rltorch.run.session import apply_resume
+from rltorch.run.session import resume_settings
 from rltorch.run.training import run_training
 from trainers.chapter5.methods import METHODS, make_trainer
 
@@ -116,7 +117,9 @@ def build(args: argparse.Namespace) -> Any:
 
 def train(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     """Build the trainer (before any file is made), then take the shared run path with the study's figures."""
-    resumed = apply_resume(args, build_parser(), list(sys.argv[1:] if argv is None else argv))
+    resumed, saved = resume_settings(args, build_parser(), list(sys.argv[1:] if argv is None else argv))
+    config = RunConfig.from_settings({"env": "rltorch/Blackjack-v0", "algo": args.method, **vars(args), **saved})
+    args = argparse.Namespace(**config.settings)  # the study's own settings, a resumed run's put back
     trainer = build(args)
     history = trainer.exact_eval = EvaluationHistory(trainer.exact_eval, trainer)
 
@@ -129,7 +132,7 @@ def train(args: argparse.Namespace, argv: list[str] | None = None) -> int:
         return {"method": args.method, "figures": {**last, **milestones}, **last, **milestones}
 
     label = "Blackjack-v1" if args.env == "gymnasium" else "Blackjack-v0"
-    return run_training(trainer, args, label=label, finish=figures, resumed=resumed)
+    return run_training(trainer, config, label=label, finish=figures, resumed=resumed)
 
 
 def main(argv: list[str] | None = None) -> int:

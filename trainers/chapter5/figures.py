@@ -6,7 +6,6 @@ behind them; `trainers/chapter5/blackjack_figures.py` saves them as PNG and logs
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Hashable, Mapping
 from typing import Any
 
@@ -29,6 +28,7 @@ from rltorch.envs.blackjack.importance_sampling import (  # noqa: E402
 )
 from rltorch.envs.blackjack.solver import optimal_policy, policy_value, states, v_star  # noqa: E402
 from rltorch.run.many_runs import run_seeds  # noqa: E402
+from rltorch.run.output import refuse_to_run
 from trainers.chapter5.methods import BOOK_START_STATE, make_trainer  # noqa: E402
 
 SUMS = np.arange(12, 22)
@@ -201,6 +201,4 @@ def figure_5_3(runs: int = 100, episodes: int = 10_000, seed: int = 0,
 
 
 if __name__ == "__main__":
-    print("figures.py is a module of blackjack_figures.py"
-          "; run python trainers/chapter5/blackjack_figures.py --help", file=sys.stderr)
-    sys.exit(2)
+    refuse_to_run(__file__, "blackjack_figures.py", "trainers/chapter5/blackjack_figures.py")

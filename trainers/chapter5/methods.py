@@ -8,7 +8,6 @@ env with the same observations, such as Gymnasium's `Blackjack-v1`), with the ex
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Hashable
 from typing import Any
 
@@ -18,6 +17,7 @@ from rltorch.envs.blackjack.env import BlackjackEnv
 from rltorch.envs.blackjack.evaluation import ExactBlackjack, StickAtLeast
 from rltorch.envs.blackjack.solver import BOOK_RULES, Rules, states
 from rltorch.policies import ConstantSchedule, Schedule
+from rltorch.run.output import refuse_to_run
 from rltorch.trainers.mc import MCExploringStarts, MCPrediction, MCTrainer, MonteCarloTrainer
 from rltorch.trainers.offpolicy import OffPolicyMCControl, OffPolicyMCPrediction
 from rltorch.values import QTable, VTable
@@ -78,6 +78,4 @@ def make_trainer(
 
 
 if __name__ == "__main__":
-    print("methods.py is a module of blackjack_mc.py (and blackjack_figures.py)"
-          "; run python trainers/chapter5/blackjack_mc.py --help", file=sys.stderr)
-    sys.exit(2)
+    refuse_to_run(__file__, "blackjack_mc.py (and blackjack_figures.py)", "trainers/chapter5/blackjack_mc.py")

@@ -16,7 +16,6 @@ process folds the same chunks in the same order, so the figure's numbers do not 
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -26,6 +25,7 @@ import numpy as np
 from rltorch.engines import BatchedEngine
 from rltorch.mdp import FiniteModel, from_gymnasium
 from rltorch.run.many_runs import fold, run_chunks
+from rltorch.run.output import refuse_to_run
 
 ENV_ID = "CliffWalking-v1"
 METHODS = ("sarsa", "expected-sarsa", "qlearning")
@@ -149,6 +149,4 @@ def _batch(engine: BatchedEngine, chunks: list[Sequence[int]], alphas: Sequence[
 
 
 if __name__ == "__main__":
-    print("figure_6_3_curves.py is a module of figure_6_3.py"
-          "; run python trainers/chapter6/figure_6_3.py --help", file=sys.stderr)
-    sys.exit(2)
+    refuse_to_run(__file__, "figure_6_3.py", "trainers/chapter6/figure_6_3.py")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from matplotlib.figure import Figure
 
 from rltorch.logger import TensorBoardLogger
+from rltorch.run.output import refuse_to_run
 from trainers.chapter6.figure_6_3_curves import LABELS, METHODS, SliceCurves
 
 FLOOR = -160.0  # the book's axis; lower points are drawn on it, with their value written beside
@@ -81,6 +81,4 @@ def book_checks(report: dict[str, Any], alphas: list[float]) -> dict[str, bool]:
 
 
 if __name__ == "__main__":
-    print("figure_6_3_plot.py is a module of figure_6_3.py"
-          "; run python trainers/chapter6/figure_6_3.py --help", file=sys.stderr)
-    sys.exit(2)
+    refuse_to_run(__file__, "figure_6_3.py", "trainers/chapter6/figure_6_3.py")

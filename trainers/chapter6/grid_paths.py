@@ -6,7 +6,6 @@ grid world and Dyna maze offer, or the one it reads off Gymnasium's CliffWalking
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -15,6 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.patches import Rectangle
 
 from rltorch.envs.grid import BLOCKED, GridLayout, grid_layout
+from rltorch.run.output import refuse_to_run
 
 COLORS = ("tab:blue", "tab:red", "tab:green", "tab:purple")
 
@@ -87,6 +87,4 @@ def layout_of(env: gym.Env) -> GridLayout:
 
 
 if __name__ == "__main__":
-    print("grid_paths.py is a module of cliff_walking.py (and windy_gridworld.py)"
-          "; run python trainers/chapter6/cliff_walking.py --help", file=sys.stderr)
-    sys.exit(2)
+    refuse_to_run(__file__, "cliff_walking.py (and windy_gridworld.py)", "trainers/chapter6/cliff_walking.py")

@@ -11,7 +11,6 @@ the values of `NStepTDPrediction` on the same seed (`check_against_trainer`).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -19,6 +18,7 @@ import gymnasium as gym
 import numpy as np
 
 from rltorch.envs.random_walk import ENV_ID_19
+from rltorch.run.output import refuse_to_run
 from rltorch.trainers import NStepTDPrediction
 from rltorch.values import VTable
 
@@ -126,6 +126,4 @@ def check_against_trainer(seed: int, episodes: int, n: int, alpha: float, replay
 
 
 if __name__ == "__main__":
-    print("nstep_walk_engine.py is a module of nstep_random_walk.py"
-          "; run python trainers/chapter7/nstep_random_walk.py --help", file=sys.stderr)
-    sys.exit(2)
+    refuse_to_run(__file__, "nstep_random_walk.py", "trainers/chapter7/nstep_random_walk.py")

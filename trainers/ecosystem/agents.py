@@ -10,7 +10,6 @@ opponent and every line of perfect play, the same evaluators rltorch's own agent
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from tqdm import tqdm
 from rltorch import QTable, SARSATrainer
 from rltorch.envs.tictactoe.env import TicTacToeEnv
 from rltorch.external import exact_evaluation, sb3_policy, uniform_random
+from rltorch.run.output import refuse_to_run
 
 ENV_ID = "rltorch/TicTacToe-v0"
 
@@ -157,6 +157,4 @@ def markdown_table(results: list[Result]) -> str:
 
 
 if __name__ == "__main__":
-    print("agents.py is a module of sb3_comparison.py"
-          "; run python trainers/ecosystem/sb3_comparison.py --help", file=sys.stderr)
-    sys.exit(2)
+    refuse_to_run(__file__, "sb3_comparison.py", "trainers/ecosystem/sb3_comparison.py")

@@ -20,13 +20,13 @@ and the streams restart from (seed, new world, rank, saved episode count).
 from __future__ import annotations
 
 import signal
-import sys
 from collections.abc import Callable
 from typing import Any
 
 import torch
 
 from rltorch import parallel
+from rltorch.run.output import refuse_to_run
 from trainers.thorp.engine import STATISTICS, BatchedES
 
 STOP_SLOTS = 2  # after the statistics: how many ranks received SIGINT, how many another stop signal (SIGTERM)
@@ -127,6 +127,4 @@ __all__ = ["STOP_SLOTS", "gather_copy", "gather_state", "load_state", "start_str
 
 
 if __name__ == "__main__":
-    print("distributed.py is a module of study.py"
-          "; run python trainers/thorp/study.py --help", file=sys.stderr)
-    sys.exit(2)
+    refuse_to_run(__file__, "study.py", "trainers/thorp/study.py")

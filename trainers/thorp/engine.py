@@ -22,7 +22,6 @@ size give the same numbers on every run on one kind of device (CPU and CUDA stre
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from typing import NamedTuple, TypeVar
 
@@ -31,6 +30,7 @@ import torch
 from rltorch.envs.blackjack.env import BLACKJACK, DEALER_STANDS_AT, HIT, MAX_COUNTED_CARDS, STICK
 from rltorch.envs.blackjack.shoe import SAME_RANK
 from rltorch.envs.blackjack.single_deck import ExpandedState, Start, expanded_state, remaining
+from rltorch.run.output import refuse_to_run
 from rltorch.values import QTable
 
 TOTALS, DEALER_VALUES, SOFT, CARDS, PAIR = BLACKJACK + 1, 11, 2, MAX_COUNTED_CARDS + 1, 2
@@ -341,6 +341,4 @@ __all__ = ["STATES", "STATISTICS", "BatchedES", "Dealt", "StartTable", "add_card
 
 
 if __name__ == "__main__":
-    print("engine.py is a module of study.py"
-          "; run python trainers/thorp/study.py --help", file=sys.stderr)
-    sys.exit(2)
+    refuse_to_run(__file__, "study.py", "trainers/thorp/study.py")

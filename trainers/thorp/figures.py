@@ -12,7 +12,6 @@ the decision (no dealer natural), as MC ES sees them, since a peeked natural lea
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from functools import cache
 
@@ -30,6 +29,7 @@ from rltorch.envs.blackjack.env import BLACKJACK, add_card  # noqa: E402
 from rltorch.envs.blackjack.shoe import RANK_NAMES  # noqa: E402
 from rltorch.envs.blackjack.single_deck import DEALER_FINALS, ExpandedState, action_values  # noqa: E402
 from rltorch.envs.blackjack.solver import card_probabilities, dealer_distribution_from, q_star  # noqa: E402
+from rltorch.run.output import refuse_to_run
 from trainers.thorp.engine import BatchedES  # noqa: E402
 from trainers.thorp.learning import LearnedPolicy  # noqa: E402
 from trainers.thorp.table import DEALER_CARDS, thorp_action  # noqa: E402
@@ -205,6 +205,4 @@ __all__ = [
 
 
 if __name__ == "__main__":
-    print("figures.py is a module of study.py"
-          "; run python trainers/thorp/study.py --help", file=sys.stderr)
-    sys.exit(2)
+    refuse_to_run(__file__, "study.py", "trainers/thorp/study.py")

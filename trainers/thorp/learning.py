@@ -14,7 +14,6 @@ natural as -1 for the random first action instead of leaving it out). `LearnedPo
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -24,6 +23,7 @@ from rltorch.envs.blackjack.env import HIT, STICK, BlackjackEnv
 from rltorch.envs.blackjack.shoe import RANK_NAMES, RANK_VALUES, SAME_RANK
 from rltorch.envs.blackjack.single_deck import ExpandedState, action_values, expanded_state, exploring_starts
 from rltorch.policies import ConstantSchedule
+from rltorch.run.output import refuse_to_run
 from rltorch.trainers.mc import MCExploringStarts
 from rltorch.values import QTable
 from trainers.thorp.engine import BatchedES
@@ -207,6 +207,4 @@ __all__ = [
 
 
 if __name__ == "__main__":
-    print("learning.py is a module of study.py"
-          "; run python trainers/thorp/study.py --help", file=sys.stderr)
-    sys.exit(2)
+    refuse_to_run(__file__, "study.py", "trainers/thorp/study.py")

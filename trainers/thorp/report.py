@@ -9,13 +9,13 @@ for each hand where Thorp or MC ES plays differently from the oracle, the EV giv
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from typing import Any
 
 from rltorch.envs.blackjack.env import HIT
 from rltorch.envs.blackjack.shoe import RANK_NAMES, SAME_RANK
 from rltorch.envs.blackjack.single_deck import action_values, expanded_state
+from rltorch.run.output import refuse_to_run
 from trainers.thorp.learning import ExactPlay, LearnedPolicy, exact_play, hand_name
 from trainers.thorp.table import DEALER_CARDS, thorp_action, thorp_hand_action
 
@@ -172,6 +172,4 @@ __all__ = [
 
 
 if __name__ == "__main__":
-    print("report.py is a module of study.py"
-          "; run python trainers/thorp/study.py --help", file=sys.stderr)
-    sys.exit(2)
+    refuse_to_run(__file__, "study.py", "trainers/thorp/study.py")

@@ -17,12 +17,12 @@ against a 10 (other hard 14s hit). Dealer cards are values 1..10, 1 = ace.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rltorch.envs.blackjack.env import HIT, STICK, hand_value
 from rltorch.envs.blackjack.shoe import RANK_VALUES
+from rltorch.run.output import refuse_to_run
 
 DEALER_CARDS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 1)
 HARD_STAND_FROM = {2: 13, 3: 13, 4: 12, 5: 12, 6: 12, 7: 17, 8: 17, 9: 17, 10: 17, 1: 17}
@@ -86,6 +86,4 @@ __all__ = [
 
 
 if __name__ == "__main__":
-    print("table.py is a module of study.py"
-          "; run python trainers/thorp/study.py --help", file=sys.stderr)
-    sys.exit(2)
+    refuse_to_run(__file__, "study.py", "trainers/thorp/study.py")

@@ -43,6 +43,7 @@ import numpy as np
 from gymnasium import spaces
 
 from rltorch.envs.actions import action_mask, as_action, reset_options
+from rltorch.options import Option
 
 X, O, EMPTY = 1, -1, 0
 LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6))
@@ -104,15 +105,14 @@ class TicTacToeEnv(gym.Env):
     metadata = {"render_modes": ["ansi"]}
 
     is_game = True  # returns are +1 win, 0 draw, -1 loss
-    cli_options = {  # `python -m rltorch train` offers these as --opponent, --seat, --smart-p, --self-play-every
-        "opponent": {"default": "random", "help": "random | smart | perfect | self (a frozen copy of the learner), "
-                     "or a mixture by weight drawn per move, such as random:0.5,perfect:0.5"},
-        "seat": {"choices": ("X", "O", "both"), "default": "X",
-                 "help": "the learner's mark (X moves first); both: alternate every game"},
-        "smart_p": {"type": float, "default": 0.8, "help": "how often the smart opponent wins or blocks"},
-        "self_play_every": {"type": int, "default": 1000,
-                            "help": "episodes between refreshes of the self-play opponent's frozen copy"},
-    }
+    options = (  # `rltorch train` offers these as --opponent, --seat, --smart-p, --self-play-every
+        Option("opponent", str, "random", "random | smart | perfect | self (a frozen copy of the learner), or a "
+               "mixture by weight drawn per move, such as random:0.5,perfect:0.5"),
+        Option("seat", str, "X", "the learner's mark (X moves first); both: alternate every game",
+               choices=("X", "O", "both")),
+        Option("smart_p", float, 0.8, "how often the smart opponent wins or blocks"),
+        Option("self_play_every", int, 1000, "episodes between refreshes of the self-play opponent's frozen copy"),
+    )
 
     def __init__(
         self,
