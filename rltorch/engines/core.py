@@ -70,7 +70,7 @@ class Model(NamedTuple):
 
 
 class Settings(NamedTuple):
-    """What every lane of a batch shares: epsilon, gamma, the time limit (0: none) and n (n-step methods)."""
+    """What every lane of an episode shares: epsilon, gamma, the time limit (0: none) and n (n-step methods)."""
 
     epsilon: float
     gamma: float
@@ -88,6 +88,8 @@ class Lanes(NamedTuple):
     done: np.ndarray  # [L] int64: episodes finished
     returns: np.ndarray  # [L, episodes] float64: each episode's sum of rewards
     lengths: np.ndarray  # [L, episodes] int64: each episode's steps
+    epsilon: np.ndarray  # [episodes] float64: each episode's epsilon (the trainer's schedule(episode number))
+    first: int  # the episode number every lane had reached when the batch began (record 0 is that episode)
 
 
 def _outcomes(probabilities: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -186,10 +188,15 @@ def ends(terminated: bool, length: int, limit: int) -> bool:
 @njit(nogil=True)
 def advance(episode: Callable, first: int, stop: int, until: int, lanes: Lanes, model: Model,
             settings: Settings) -> None:
-    """Lanes first..stop-1 play `episode` after episode until each has finished `until` episodes."""
+    """Lanes first..stop-1 play `episode` after episode until each has finished `until` episodes (counted from 0).
+
+    Episode number k plays with epsilon `lanes.epsilon[k - lanes.first]` and is recorded in that column.
+    """
     scratch = np.empty(2 * model.actions)  # an episode function's working space for rows of values
     for lane in range(first, stop):
         for number in range(lanes.done[lane], until):
-            total, length = episode(lane, lanes, model, settings, scratch)
-            lanes.returns[lane, number], lanes.lengths[lane, number] = total, length
+            column = number - lanes.first
+            each = Settings(lanes.epsilon[column], settings.gamma, settings.limit, settings.n)
+            total, length = episode(lane, lanes, model, each, scratch)
+            lanes.returns[lane, column], lanes.lengths[lane, column] = total, length
         lanes.done[lane] = max(lanes.done[lane], until)
