@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from rltorch.engines import nstep, onestep  # noqa: F401 - their fast forms join ALGORITHMS
-from rltorch.engines.core import ALGORITHMS, FastForm, Lanes, Settings, advance, model_arrays
+from rltorch.engines.core import ALGORITHMS, FastForm, Lanes, Settings, model_arrays
 from rltorch.engines.draws import DRAWN, stream_states
 from rltorch.errors import RLTorchError
 from rltorch.mdp.model import FiniteModel
@@ -141,12 +141,12 @@ class BatchedEngine:
         """Every lane on until it has finished `until` episodes, on the engine's threads."""
         count = len(lanes.alpha)
         if self.threads == 1:
-            advance(form.episode, 0, count, until, lanes, self.arrays, settings)
+            form.advance(0, count, until, lanes, self.arrays, settings)
             return
         size = max(1, -(-count // (CHUNKS_PER_THREAD * self.threads)))
         with ThreadPoolExecutor(self.threads) as pool:
-            jobs = [pool.submit(advance, form.episode, first, min(first + size, count), until, lanes, self.arrays,
-                                settings) for first in range(0, count, size)]
+            jobs = [pool.submit(form.advance, first, min(first + size, count), until, lanes, self.arrays, settings)
+                    for first in range(0, count, size)]
             for job in jobs:
                 job.result()
 

@@ -1,0 +1,85 @@
+"""What every run of a `--runs` run (or a sweep's setting) shares, checked once: the env, its model, the engine.
+
+Refused in one line, before any file is made: an algorithm without a fast form, `--device cuda` (the
+engine is numba on the CPU; there is no GPU form, on purpose: one fast form per algorithm), a network or
+afterstate values, and an env without a finite model.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import Any
+
+from rltorch.engines import ALGORITHMS, BatchedEngine, time_limit_of
+from rltorch.envs.context import EnvContext
+from rltorch.errors import RLTorchError
+from rltorch.mdp.model import FiniteModel
+from rltorch.policies import Schedule, make_schedule
+from rltorch.run.envs import make_env
+from rltorch.run.training import env_kwargs
+
+
+@dataclass
+class RunsSetup:
+    """One setting's algorithm, step size, schedule, discount and n, and the env's model, time limit and engine."""
+
+    algorithm: str
+    env_id: str
+    env: Any
+    model: FiniteModel
+    engine: BatchedEngine
+    time_limit: int | None
+    schedule: Schedule
+    alpha: float
+    gamma: float
+    n: int
+    seed: int
+
+    @classmethod
+    def build(cls, algorithm: str, args: argparse.Namespace, env_id: str) -> RunsSetup:
+        """The setup `args` describe (see module for what is refused)."""
+        check_fast_form(algorithm, args)
+        env = make_env(env_id, env_kwargs(args))
+        model = EnvContext(env, args.gamma).model
+        if model is None:
+            raise RLTorchError(f"env {env_id} has no finite model (a model() method or a toy-text P table): "
+                               "--runs and --sweep run on the model; train its seeds one at a time with --seed")
+        try:
+            schedule = make_schedule(args.epsilon_schedule, args.epsilon_start, args.epsilon_final, args.epsilon_decay)
+        except ValueError as error:
+            raise RLTorchError(str(error)) from None
+        return cls(algorithm, env_id, env, model, BatchedEngine(model, threads=args.threads), time_limit_of(env),
+                   schedule, args.alpha, args.gamma, getattr(args, "n", 1), args.seed)
+
+    @property
+    def table_shape(self) -> tuple[int, int, int]:
+        """(tables, S, A) of one run."""
+        return ALGORITHMS[self.algorithm].tables, *self.engine.arrays.legal.shape
+
+    @property
+    def label(self) -> str:
+        """The env's short name for run folders."""
+        return self.env_id.rpartition(":")[2].rpartition("/")[2]
+
+    def config(self, args: argparse.Namespace) -> dict[str, Any]:
+        """The settings that describe the runs (the checkpoint's `config`)."""
+        spec = self.env.spec
+        return {"algorithm": self.algorithm, "env_id": self.env_id,
+                "env_kwargs": dict(spec.kwargs) if spec is not None else {},
+                "runs": args.runs, "seed": self.seed, "alpha": self.alpha, "gamma": self.gamma, "n": self.n,
+                "schedule": repr(self.schedule), "time_limit": self.time_limit, "keys": "q",
+                "seeds": "run i draws from numpy.random.SeedSequence(seed, spawn_key=(i,)) (rltorch.engines.draws)"}
+
+
+def check_fast_form(algorithm: str, args: argparse.Namespace) -> None:
+    """RLTorchError unless `algorithm` has a fast form and the options fit the engine."""
+    if algorithm not in ALGORITHMS:
+        raise RLTorchError(f"--runs and --sweep need an algorithm with a fast form ({', '.join(ALGORITHMS)}); "
+                           f"{algorithm} has none: train its seeds one at a time with --seed")
+    if str(getattr(args, "device", "cpu")).startswith("cuda"):
+        raise RLTorchError("--runs and --sweep run on the CPU (numba); the engine has no GPU form (one fast form "
+                           "per algorithm): drop --device cuda")
+    if getattr(args, "value_fn", "table") != "table" or getattr(args, "values", "q") != "q":
+        raise RLTorchError("--runs and --sweep learn (state, action) tables: drop --value-fn mlp and "
+                           "--values afterstate")
