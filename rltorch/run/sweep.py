@@ -121,7 +121,8 @@ def _sweep(args: argparse.Namespace, env_id: str, runs: int, axes: dict[str, lis
 
     def compute(indices: list[int]) -> list[dict[str, list]]:
         """The scores of the runs of each of these settings (none once a signal came)."""
-        return [setting_scores(setups[i], runs, args.episodes, measured, evaluations, bar) if signals.received is None
+        exact = evaluations if args.sweep_measure == "exact-final" else None
+        return [setting_scores(setups[i], runs, args.episodes, measured, exact, bar) if signals.received is None
                 else {} for i in indices]
 
     with signals.active(), bar:
@@ -144,10 +145,9 @@ def _sweep(args: argparse.Namespace, env_id: str, runs: int, axes: dict[str, lis
 
 
 def setting_scores(setup: RunsSetup, runs: int, episodes: int, measured: int,
-                   evaluations: dict[float, ModelEvaluation], bar: tqdm | None = None) -> dict[str, list]:
-    """Each run's mean return over its first `measured` episodes, its final exact return and whether it is optimal."""
-    evaluation = evaluations.get(setup.gamma) or evaluations.setdefault(setup.gamma,
-                                                                          ModelEvaluation(setup.model, setup.gamma))
+                   evaluations: dict[float, ModelEvaluation] | None, bar: tqdm | None = None) -> dict[str, list]:
+    """Each run's mean return over its first `measured` episodes; with `evaluations` (solved models by gamma, filled
+    as needed) also its final greedy policy's exact return and whether that is optimal."""
     epsilons = [setup.schedule(k) for k in range(episodes)]
     size = max(1, CELLS_PER_BATCH // episodes)
     first, final, optimal = [], [], []
@@ -157,22 +157,30 @@ def setting_scores(setup: RunsSetup, runs: int, episodes: int, measured: int,
                                   gamma=setup.gamma, n=setup.n, seed=setup.seed, run_index=lanes,
                                   time_limit=setup.time_limit)
         first.append(result.returns[:, :measured].mean(dim=1).numpy())
-        tables = result.lanes_state().values
-        returns, best = exact_returns(evaluation, tables)
-        final.append(returns)
-        optimal.append(best)
+        if evaluations is not None:
+            if setup.gamma not in evaluations:
+                evaluations[setup.gamma] = ModelEvaluation(setup.model, setup.gamma)
+            returns, best = exact_returns(evaluations[setup.gamma], result.lanes_state().values)
+            final.append(returns)
+            optimal.append(best)
         if bar is not None:
             bar.update(lanes.size * episodes)
-    return {"first": np.concatenate(first).tolist(), "final": np.concatenate(final).tolist(),
-            "optimal": np.concatenate(optimal).tolist()}
+    scores = {"first": np.concatenate(first).tolist()}
+    if evaluations is not None:
+        scores.update(final=np.concatenate(final).tolist(), optimal=np.concatenate(optimal).tolist())
+    return scores
 
 
 def sweep_numbers(args: argparse.Namespace, env_id: str, runs: int, measured: int, axes: dict[str, list],
                   settings: list[dict], scores: list[dict[str, list]], seconds: float) -> dict[str, Any]:
     """Every setting's summaries, with the sweep's description."""
-    rows = [{**setting, "first_episodes": summarize(score["first"], seed=args.seed),
-             "exact_final_return": summarize(score["final"], seed=args.seed),
-             "share_optimal": share(score["optimal"])} for setting, score in zip(settings, scores, strict=True)]
+    rows = []
+    for setting, score in zip(settings, scores, strict=True):
+        row = {**setting, "first_episodes": summarize(score["first"], seed=args.seed)}
+        if "final" in score:
+            row.update(exact_final_return=summarize(score["final"], seed=args.seed),
+                       share_optimal=share(score["optimal"]))
+        rows.append(row)
     return {"env": env_id, "algorithm": args.algo, "runs": runs, "episodes": args.episodes,
             "measure": args.sweep_measure, "measure_episodes": measured, "axes": axes, "settings": rows,
             "seed": args.seed, "seconds": round(seconds, 1), "ranks": parallel.world_size(),
