@@ -70,17 +70,20 @@ def test_run_i_equals_the_single_run_with_its_derived_seed(tmp_path, algorithm):
 
 
 def test_a_stopped_multi_run_resumes_to_the_numbers_of_a_straight_one(tmp_path, monkeypatch):
-    # Mutants: the streams not saved (a resumed run restarts its draws); the block sums dropped at the stop.
+    # The straight run is one engine batch of 60 episodes; the stopped one takes batches of 20 (100 cells over 5
+    # runs) and stops after its first. Mutants: the streams not saved (a resumed run restarts its draws); the
+    # window's sums restarted at a resume.
     common = ("--algo", "qlearning", "--runs", "5", "--episodes", "60", "--log-every", "20")
     straight, stopped = tmp_path / "straight.pt", tmp_path / "stopped.pt"
     assert train(tmp_path, *common, "--checkpoint", str(straight), "--json", str(tmp_path / "straight.json")) == 0
     end_block = multirun._end_block
 
-    def stop_after_the_first_block(state, logger):
-        end_block(state, logger)
+    def stop_after_the_first_block(state, logger, episode):
+        end_block(state, logger, episode)
         os.kill(os.getpid(), signal.SIGINT)
 
     monkeypatch.setattr(multirun, "_end_block", stop_after_the_first_block)
+    monkeypatch.setattr(multirun, "CELLS_PER_BATCH", 100)
     assert train(tmp_path, *common, "--checkpoint", str(stopped)) == 130
     assert torch.load(stopped, weights_only=True)["episodes"] == 20
     monkeypatch.setattr(multirun, "_end_block", end_block)

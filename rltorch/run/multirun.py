@@ -30,7 +30,7 @@ from rltorch.envs.context import EnvContext
 from rltorch.errors import RLTorchError
 from rltorch.logger import TensorBoardLogger
 from rltorch.mdp.evaluation import ModelEvaluation
-from rltorch.run.options import at_most, positive_int
+from rltorch.run.options import at_most, positive_int, writable_folder
 from rltorch.run.output import StopSignals, run_name, write_json
 from rltorch.run.runs_exact import describe_summary, exact_returns, runs_summary
 from rltorch.run.runs_setup import RunsSetup
@@ -38,7 +38,7 @@ from rltorch.run.runs_state import KIND, RunsState
 from rltorch.run.session import check_new_run, checkpoint_lock, run_settings
 
 MAX_RUNS = 10**6
-CELLS_PER_BATCH = 4_000_000  # runs x episodes the engine records per call
+CELLS_PER_BATCH = 1_000_000  # runs x episodes the engine records per call (a signal waits for one call)
 LAYOUT = {"many runs": {f"{what} (mean ± se over runs)": ["Margin", [f"runs/{what}_mean", f"runs/{what}_lower",
                                                                     f"runs/{what}_upper"]]
                         for what in ("return", "length")}}
@@ -64,7 +64,8 @@ def add_many_runs_options(parser: argparse.ArgumentParser) -> None:
                             "--measure-episodes episodes, or the exact return of the final greedy policy")
     group.add_argument("--measure-episodes", type=at_most(positive_int, 10**10),
                        help="K of the first-episodes measure (default: every episode)")
-    group.add_argument("--out", type=Path, help="folder for the sweep's PNG and JSON (default: its run folder)")
+    group.add_argument("--out", type=writable_folder, help="folder for the sweep's PNG and JSON (default: its run "
+                                                           "folder)")
 
 
 def many_runs_requested(args: argparse.Namespace) -> bool:
@@ -128,7 +129,7 @@ def _run(setup: RunsSetup, state: RunsState, args: argparse.Namespace, name: str
 
 def advance_runs(setup: RunsSetup, state: RunsState, until: int, logger: Any, signals: StopSignals | None = None,
                  progress: bool = False) -> int:
-    """Every run on to `until` episodes, block by block (stopping early at a signal); the agent steps taken."""
+    """Every run on to `until` episodes, a batch of episodes at a time (stopping early at a signal); agent steps."""
     runs, steps = state.runs, 0
     state.plan_window(until)
     bar = tqdm(total=runs * max(0, until - state.lanes.episodes_done), unit="episode", disable=not progress,
@@ -136,24 +137,32 @@ def advance_runs(setup: RunsSetup, state: RunsState, until: int, logger: Any, si
     with bar:
         while state.lanes.episodes_done < until and (signals is None or signals.received is None):
             done = state.lanes.episodes_done
-            boundary = min(until, (done // state.block + 1) * state.block)
-            if state.window is not None and done < state.window[0] - 1:
-                boundary = min(boundary, state.window[0] - 1)  # a piece lies wholly inside or outside the window
-            piece = min(boundary - done, max(1, CELLS_PER_BATCH // runs))
+            piece = min(until - done, max(1, CELLS_PER_BATCH // runs))
             result = setup.engine.run(setup.algorithm, np.full(runs, setup.alpha), piece,
                                       epsilon=[setup.schedule(k) for k in range(done, done + piece)],
                                       gamma=setup.gamma, n=setup.n, seed=setup.seed, time_limit=setup.time_limit,
                                       start=state.lanes, progress=lambda count, seen=[0]: _tick(bar, count, seen))
             state.lanes = result.lanes_state()
-            returns = result.returns.sum(dim=1).numpy()
-            state.block_returns += returns
-            state.block_lengths += result.lengths.sum(dim=1).numpy()
-            if state.window is not None and state.window_sums is not None and done >= state.window[0] - 1:
-                state.window_sums += returns
+            _account(state, result.returns.numpy(), result.lengths.numpy().astype(np.float64), done, until, logger)
             steps += result.steps
-            if state.lanes.episodes_done % state.block == 0 or state.lanes.episodes_done == until:
-                _end_block(state, logger)
     return steps
+
+
+def _account(state: RunsState, returns: np.ndarray, lengths: np.ndarray, done: int, until: int, logger: Any) -> None:
+    """Add a batch's episodes (numbers done+1 ..) to the block and window sums, logging each block that ends.
+
+    The sums add one episode at a time, in order, so they are the same to the last bit however the episodes
+    were cut into batches (a resumed run's batches start where the stopped run's ended).
+    """
+    window = state.window
+    for column in range(returns.shape[1]):
+        episode = done + column + 1
+        state.block_returns += returns[:, column]
+        state.block_lengths += lengths[:, column]
+        if window is not None and state.window_sums is not None and window[0] <= episode <= window[1]:
+            state.window_sums += returns[:, column]
+        if episode % state.block == 0 or episode == until:
+            _end_block(state, logger, episode)
 
 
 def _tick(bar: tqdm, count: int, seen: list[int]) -> None:
@@ -162,10 +171,9 @@ def _tick(bar: tqdm, count: int, seen: list[int]) -> None:
     seen[0] = count
 
 
-def _end_block(state: RunsState, logger: Any) -> None:
-    """Log the finished block's mean ± se over runs of each run's mean return and length; start a new block."""
-    done = state.lanes.episodes_done
-    count = done - state.logged
+def _end_block(state: RunsState, logger: Any, episode: int) -> None:
+    """Log the block ending at `episode`: mean ± se over runs of each run's mean return and length in it."""
+    count = episode - state.logged
     scalars = {}
     for what, sums in (("return", state.block_returns), ("length", state.block_lengths)):
         values = sums / count
@@ -173,8 +181,8 @@ def _end_block(state: RunsState, logger: Any) -> None:
         se = float(values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1 else 0.0
         scalars.update({f"runs/{what}_mean": mean, f"runs/{what}_se": se, f"runs/{what}_lower": mean - se,
                         f"runs/{what}_upper": mean + se})
-    logger.scalars(scalars, done)
-    state.logged = done
+    logger.scalars(scalars, episode)
+    state.logged = episode
     state.block_returns, state.block_lengths = np.zeros(state.runs), np.zeros(state.runs)
 
 
