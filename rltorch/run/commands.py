@@ -24,6 +24,7 @@ from rltorch.run.envs import cli_options, env_id_from_file, hook, import_user_mo
 from rltorch.run.multirun import add_many_runs_options, evaluate_all_runs, many_runs_requested, train_many_runs
 from rltorch.run.options import add_output_options, key_value, make_parser, parse
 from rltorch.run.output import run_cli
+from rltorch.run.runs_setup import finite_model
 from rltorch.run.runs_state import is_many_runs, run_agent
 from rltorch.run.session import apply_resume, check_run_name
 from rltorch.run.training import add_env_options, add_learning_options, build_trainer, run_training
@@ -152,7 +153,7 @@ def _env_and_agent(args: argparse.Namespace) -> tuple[Any, Any, float, dict[str,
     saved = config.get("env_kwargs", {}) if args.env is None else {}
     kwargs = {**(saved if isinstance(saved, dict) else {}), **dict(getattr(args, "env_option", None) or [])}
     env = make_env(env_id, kwargs)
-    agent = run_agent(payload, EnvContext(env, 1.0).model, getattr(args, "run", None), args.checkpoint) \
+    agent = run_agent(payload, finite_model(env), getattr(args, "run", None), args.checkpoint) \
         if is_many_runs(payload) else load(args.checkpoint, trusted=args.trust)
     if isinstance(agent, ValueFunction):  # a whole-module file may hold the value function alone
         agent = GreedyAgent(agent, build_keys_for(agent, env, env_id))

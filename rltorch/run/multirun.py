@@ -26,14 +26,13 @@ from tqdm import tqdm
 from rltorch.checkpoints import load_checkpoint, save_checkpoint
 from rltorch.engines import ALGORITHMS
 from rltorch.engines.draws import stream_states
-from rltorch.envs.context import EnvContext
 from rltorch.errors import RLTorchError
 from rltorch.logger import TensorBoardLogger
 from rltorch.mdp.evaluation import ModelEvaluation
 from rltorch.run.options import at_most, positive_int, writable_folder
 from rltorch.run.output import StopSignals, run_name, write_json
 from rltorch.run.runs_exact import describe_summary, exact_returns, runs_summary
-from rltorch.run.runs_setup import RunsSetup
+from rltorch.run.runs_setup import RunsSetup, finite_model
 from rltorch.run.runs_state import KIND, RunsState
 from rltorch.run.session import check_new_run, checkpoint_lock, run_settings
 
@@ -211,7 +210,7 @@ def describe_run(metrics: dict[str, Any]) -> str:
 def evaluate_all_runs(args: argparse.Namespace, env: Any, config: dict[str, Any]) -> None:
     """`rltorch evaluate` of a many-runs checkpoint: every run's greedy policy valued exactly, and their summary."""
     payload = load_checkpoint(args.checkpoint, trusted=args.trust)
-    model = EnvContext(env, 1.0).model
+    model = finite_model(env)
     tables = payload.get("tables")
     if model is None or not isinstance(tables, torch.Tensor) or tables.ndim != 4 \
             or tables.shape[2] != len(model.states) or tables.dtype != torch.float64:

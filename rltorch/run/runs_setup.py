@@ -2,7 +2,9 @@
 
 Refused in one line, before any file is made: an algorithm without a fast form, `--device cuda` (the
 engine is numba on the CPU; there is no GPU form, on purpose: one fast form per algorithm), a network or
-afterstate values, and an env without a finite model.
+afterstate values, and an env without a finite model. The model is the env's own (`model()`, or a
+toy-text `P`), or for rltorch's games the one their package builds: infinite-deck blackjack under the
+env's rules, and tic-tac-toe in a fixed seat against a fixed opponent (not self-play).
 """
 
 from __future__ import annotations
@@ -41,10 +43,11 @@ class RunsSetup:
         """The setup `args` describe (see module for what is refused)."""
         check_fast_form(algorithm, args)
         env = make_env(env_id, env_kwargs(args))
-        model = EnvContext(env, args.gamma).model
+        model = finite_model(env)
         if model is None:
-            raise RLTorchError(f"env {env_id} has no finite model (a model() method or a toy-text P table): "
-                               "--runs and --sweep run on the model; train its seeds one at a time with --seed")
+            raise RLTorchError(f"env {env_id} has no finite model (a model() method or a toy-text P table; blackjack "
+                               "from a finite shoe and tic-tac-toe in self-play or in both seats have none): --runs "
+                               "and --sweep run on the model; train its seeds one at a time with --seed")
         try:
             schedule = make_schedule(args.epsilon_schedule, args.epsilon_start, args.epsilon_final, args.epsilon_decay)
         except ValueError as error:
@@ -70,6 +73,33 @@ class RunsSetup:
                 "runs": args.runs, "seed": self.seed, "alpha": self.alpha, "gamma": self.gamma, "n": self.n,
                 "schedule": repr(self.schedule), "time_limit": self.time_limit, "keys": "q",
                 "seeds": "run i draws from numpy.random.SeedSequence(seed, spawn_key=(i,)) (rltorch.engines.draws)"}
+
+
+def finite_model(env: Any) -> FiniteModel | None:
+    """The model the runs play on: the env's own, else its game's (see module), else None."""
+    return EnvContext(env, 1.0).model or game_model(env)
+
+
+def game_model(env: Any) -> FiniteModel | None:
+    """Blackjack's (infinite deck) or tic-tac-toe's (one seat, a fixed opponent) model for `env`, else None."""
+    from rltorch.envs.blackjack.env import BlackjackEnv
+    from rltorch.envs.blackjack.model import blackjack_model
+    from rltorch.envs.blackjack.solver import Rules
+    from rltorch.envs.tictactoe.env import TicTacToeEnv
+    from rltorch.envs.tictactoe.model import tictactoe_model
+
+    own = env.unwrapped
+    if isinstance(own, BlackjackEnv) and own.exact_oracle() is not None:
+        return blackjack_model(Rules(own.dealer_hits_soft_17, own.natural, own.natural_payout,
+                                     own.player_draws_below_12))
+    kwargs = dict(env.spec.kwargs) if env.spec is not None else {}
+    opponent = kwargs.get("opponent", "random")
+    if isinstance(own, TicTacToeEnv) and own.seat in ("X", "O") and not own.self_play and isinstance(opponent, str):
+        try:
+            return tictactoe_model(own.seat, opponent, smart_p=kwargs.get("smart_p", 0.8))
+        except RLTorchError:
+            return None
+    return None
 
 
 def check_fast_form(algorithm: str, args: argparse.Namespace) -> None:

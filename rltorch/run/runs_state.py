@@ -112,8 +112,10 @@ def is_many_runs(payload: dict[str, Any]) -> bool:
     return payload.get("kind") == KIND
 
 
-def run_agent(payload: dict[str, Any], model: FiniteModel, run: int | None, source: Path) -> GreedyAgent:
+def run_agent(payload: dict[str, Any], model: FiniteModel | None, run: int | None, source: Path) -> GreedyAgent:
     """The greedy agent of run `run` (0 when None) of a many-runs checkpoint, over `model`'s states."""
+    if model is None:
+        raise RLTorchError(f"{source} holds runs on a finite model, and this env has none")
     tables = payload.get("tables")
     runs = tables.shape[0] if isinstance(tables, torch.Tensor) and tables.ndim == 4 else 0
     index = 0 if run is None else run

@@ -181,7 +181,7 @@ def sweep_numbers(args: argparse.Namespace, env_id: str, runs: int, measured: in
             row.update(exact_final_return=summarize(score["final"], seed=args.seed),
                        share_optimal=share(score["optimal"]))
         rows.append(row)
-    return {"env": env_id, "algorithm": args.algo, "runs": runs, "episodes": args.episodes,
+    return {"env": env_id, "algorithm": axes.get("algo", args.algo), "runs": runs, "episodes": args.episodes,
             "measure": args.sweep_measure, "measure_episodes": measured, "axes": axes, "settings": rows,
             "seed": args.seed, "seconds": round(seconds, 1), "ranks": parallel.world_size(),
             "command": "rltorch train " + shlex.join(sys.argv[2:] if sys.argv[1:2] == ["train"] else sys.argv[1:])}
