@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 
 import numpy as np
 import pytest
@@ -136,3 +137,19 @@ def test_bad_input_is_one_line_before_any_file(tmp_path, capsys, extra, status, 
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
     assert not (tmp_path / "x.pt").exists() and not (tmp_path / "runs").exists()
+
+
+def test_a_signal_during_the_exact_evaluation_keeps_the_runs(tmp_path, monkeypatch, capsys):
+    # Mutant: the checkpoint saved only after the exact evaluation fails (no file).
+    def signalled(*args):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)
+        raise AssertionError("the signal did not end the evaluation")
+
+    monkeypatch.setattr(multirun, "exact_returns", signalled)
+    checkpoint = tmp_path / "runs.pt"
+    assert train(tmp_path, "--algo", "qlearning", "--runs", "3", "--episodes", "20",
+                 "--checkpoint", str(checkpoint)) == 143
+    saved = torch.load(checkpoint, weights_only=True)
+    assert saved["episodes"] == 20 and "summary" not in saved
+    assert "no exact evaluation: a signal stopped it" in capsys.readouterr().out

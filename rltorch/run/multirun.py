@@ -3,12 +3,13 @@
 Run i draws from the stream of `numpy.random.SeedSequence(--seed, spawn_key=(i,))` (`rltorch.engines.draws`),
 so it equals the per-step trainer fed that stream (`rltorch.engines.replay.follow_stream`), time limits
 included, whatever N is. Every episode k plays with the schedule's epsilon(k), as the trainer's does.
-The runs advance in lockstep, one block of `--log-every` episodes at a time; at each block's end the mean
-and standard error over runs of each run's mean return and length in the block go to TensorBoard
-(`runs/return_mean`, `runs/return_lower` = mean - se, `runs/return_upper` = mean + se, likewise `length`,
-drawn as one band by the custom-scalars margin chart). At the end every run's greedy policy is valued
-exactly on the env's model (`rltorch.run.runs_exact`) and summarized (`rltorch.run.intervals`); the
-summary is printed, written by `--json` and saved in the checkpoint with every run's table.
+The runs advance in lockstep, in batches of episodes on the engine; at the end of each block of
+`--log-every` episodes the mean and standard error over runs of each run's mean return and length in
+the block go to TensorBoard (`runs/return_mean`, `runs/return_lower` = mean - se, `runs/return_upper` =
+mean + se, likewise `length`, drawn as one band by the custom-scalars margin chart). At the end every
+run's greedy policy is valued exactly on the env's model (`rltorch.run.runs_exact`) and summarized
+(`rltorch.run.intervals`); the summary is printed, written by `--json` and saved in the checkpoint with
+every run's table.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from rltorch.errors import RLTorchError
 from rltorch.logger import TensorBoardLogger
 from rltorch.mdp.evaluation import ModelEvaluation
 from rltorch.run.options import at_most, positive_int, writable_folder
-from rltorch.run.output import StopSignals, run_name, write_json
+from rltorch.run.output import RunInterrupted, StopSignals, run_name, write_json
 from rltorch.run.runs_exact import describe_summary, exact_returns, runs_summary
 from rltorch.run.runs_setup import RunsSetup, finite_model
 from rltorch.run.runs_state import KIND, RunsState
@@ -96,30 +97,41 @@ def train_many_runs(algorithm: str, args: argparse.Namespace, env_id: str, resum
 
 def _run(setup: RunsSetup, state: RunsState, args: argparse.Namespace, name: str, checkpoint: Path,
          evaluation: ModelEvaluation) -> int:
-    """Train the runs to `--episodes`, save, value every run exactly, log and report."""
+    """Train the runs to `--episodes`, save, value every run exactly, save the summary too, log and report.
+
+    A signal stops the training after the engine's batch under way; the runs are saved before the exact
+    evaluation, and a signal during that evaluation ends it at once (the checkpoint keeps the runs).
+    """
     logger = TensorBoardLogger(args.log_dir / name)
     logger.hyperparameters({**{k: str(v) for k, v in vars(args).items()}, **setup.config(args)})
     _custom_scalars(logger)
     first, started = state.lanes.episodes_done, time.perf_counter()
     signals = StopSignals(lambda: None)
+    summary: dict[str, Any] | None = None
     with signals.active():
         steps = advance_runs(setup, state, args.episodes, logger, signals, progress=not args.no_progress)
-    seconds = time.perf_counter() - started
-    returns, optimal = exact_returns(evaluation, state.lanes.values)
-    summary = runs_summary(evaluation, returns, optimal, state.window_returns, state.window, args.seed)
-    logger.scalars({"runs/exact_return_mean": summary["exact_final_return"]["mean"],
-                    "runs/share_optimal": summary["share_optimal"]["share"]}, state.lanes.episodes_done)
-    save_checkpoint(checkpoint, {"kind": KIND, "config": setup.config(args), "run": run_settings(args, name),
-                                 "value_fn_config": {"class": "many-runs tables"}, "value_fn_state": {},
-                                 **state.as_data(), "exact_returns": returns.tolist(), "summary": summary})
+        seconds = time.perf_counter() - started
+        payload = {"kind": KIND, "config": setup.config(args), "run": run_settings(args, name),
+                   "value_fn_config": {"class": "many-runs tables"}, "value_fn_state": {}, **state.as_data()}
+        save_checkpoint(checkpoint, payload)
+        try:
+            with signals.interruptible():
+                returns, optimal = exact_returns(evaluation, state.lanes.values)
+                summary = runs_summary(evaluation, returns, optimal, state.window_returns, state.window, args.seed)
+                save_checkpoint(checkpoint, {**payload, "exact_returns": returns.tolist(), "summary": summary})
+        except RunInterrupted:
+            summary = None
+    if summary is not None:
+        logger.scalars({"runs/exact_return_mean": summary["exact_final_return"]["mean"],
+                        "runs/share_optimal": summary["share_optimal"]["share"]}, state.lanes.episodes_done)
     logger.close()
     metrics = {"env": setup.env_id, "algorithm": setup.algorithm, "runs": state.runs,
                "episodes": state.lanes.episodes_done, "episodes_this_run": state.lanes.episodes_done - first,
                "seconds": round(seconds, 3), "agent_steps_this_run": steps,
-               "agent_steps_per_second": round(steps / max(seconds, 1e-9)), **summary,
+               "agent_steps_per_second": round(steps / max(seconds, 1e-9)), **(summary or {}),
                "checkpoint": str(checkpoint), "log_dir": str(logger.log_dir), "stopped_by_signal": signals.received}
     write_json(metrics, args.json)
-    print(describe_run(metrics))
+    print(describe_run(metrics, summary is not None))
     if signals.received:
         print(f"stopped by a signal after {state.lanes.episodes_done:,} episodes a run; saved to {checkpoint} "
               f"(continue with --resume {checkpoint})")
@@ -193,14 +205,15 @@ def _custom_scalars(logger: TensorBoardLogger) -> None:
         logger.failure = logger.failure or (error.strerror or str(error))
 
 
-def describe_run(metrics: dict[str, Any]) -> str:
-    """The report a person reads at the end of a many-runs run."""
+def describe_run(metrics: dict[str, Any], summarized: bool = True) -> str:
+    """The report a person reads at the end of a many-runs run (without the summary when a signal cut it)."""
     resumed = metrics["episodes"] - metrics["episodes_this_run"]
     lines = [f"{metrics['runs']:,} runs of {metrics['algorithm']} on {metrics['env']}: "
              f"{metrics['episodes_this_run']:,} episodes each in {metrics['seconds']:.1f} s "
              f"({metrics['agent_steps_per_second']:,} agent-steps/s)"
              + (f", {metrics['episodes']:,} in all after resuming at {resumed:,}" if resumed else ""),
-             describe_summary(metrics), f"checkpoint: {metrics['checkpoint']}"]
+             describe_summary(metrics) if summarized else "no exact evaluation: a signal stopped it",
+             f"checkpoint: {metrics['checkpoint']}"]
     log_dir = Path(metrics["log_dir"])
     lines.append(f"TensorBoard: tensorboard --logdir {log_dir.parent}  (run {log_dir.name}; CUSTOM SCALARS shows "
                  "the bands)")
