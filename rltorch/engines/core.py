@@ -2,8 +2,10 @@
 
 A lane is one run. Its algorithm's `episode` function (the numba twin of the per-step trainer's
 `run_episode`, in `rltorch.engines.onestep` and `rltorch.engines.nstep`) plays and learns one whole
-episode; `advance` runs lanes first..stop-1 episode after episode, without the GIL, so threads can
-share a batch. The steps here draw as the per-step trainer and its env do, one number at a time
+episode; its `advance` function (beside it: one per episode function, so numba can cache it on disk)
+runs lanes first..stop-1 episode after episode, without the GIL, so threads can share a batch. Episode
+number k plays with epsilon `lanes.epsilon[k - lanes.first]` (`episode_settings`) and is recorded in
+that column (`record`). The steps here draw as the per-step trainer and its env do, one number at a time
 from the lane's stream (`rltorch.engines.draws`), only when a draw is needed:
 
 - start state (`reset`): one draw, only when the model has several start states;
@@ -42,9 +44,10 @@ for _name in targets.NUMBA_TARGETS:
 
 @dataclass(frozen=True)
 class FastForm:
-    """An algorithm's fast form: its numba episode function, the tables a lane learns, and its code in a lane."""
+    """An algorithm's fast form: its numba episode and lanes-loop functions, the tables a lane learns, its lane code."""
 
     episode: Callable[..., tuple[float, int]]
+    advance: Callable[..., None]  # (first, stop, until, lanes, model, settings): lanes on until `until` episodes
     tables: int = 1
     code: int = 0
 
@@ -70,7 +73,7 @@ class Model(NamedTuple):
 
 
 class Settings(NamedTuple):
-    """What every lane of a batch shares: epsilon, gamma, the time limit (0: none) and n (n-step methods)."""
+    """What every lane of an episode shares: epsilon, gamma, the time limit (0: none) and n (n-step methods)."""
 
     epsilon: float
     gamma: float
@@ -88,6 +91,8 @@ class Lanes(NamedTuple):
     done: np.ndarray  # [L] int64: episodes finished
     returns: np.ndarray  # [L, episodes] float64: each episode's sum of rewards
     lengths: np.ndarray  # [L, episodes] int64: each episode's steps
+    epsilon: np.ndarray  # [episodes] float64: each episode's epsilon (the trainer's schedule(episode number))
+    first: int  # the episode number every lane had reached when the batch began (record 0 is that episode)
 
 
 def _outcomes(probabilities: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -114,7 +119,7 @@ def model_arrays(model: FiniteModel) -> Model:
                  cumulative, last, several, start_cumulative[0], int(start_last[0]), bool(start_several[0]), actions)
 
 
-@njit
+@njit(cache=True)
 def categorical(cumulative: np.ndarray, last: int, u: float) -> int:
     """The outcome of draw `u`: how many running sums are <= u, at most `last`."""
     below = 0
@@ -124,14 +129,14 @@ def categorical(cumulative: np.ndarray, last: int, u: float) -> int:
     return min(below, last)
 
 
-@njit(**NO_REFCOUNT)
+@njit(cache=True, **NO_REFCOUNT)
 def start(model: Model, stream: np.ndarray) -> int:
     """A start state (`env.reset()`)."""
     u = draw(stream) if model.start_several else 0.0
     return categorical(model.start_cumulative, model.start_last, u)
 
 
-@njit(**NO_REFCOUNT)
+@njit(cache=True, **NO_REFCOUNT)
 def step(model: Model, state: int, action: int, stream: np.ndarray) -> tuple[int, float, bool]:
     """Next state, reward and whether the episode terminated (`env.step(action)`)."""
     pair = state * model.actions + action
@@ -141,7 +146,7 @@ def step(model: Model, state: int, action: int, stream: np.ndarray) -> tuple[int
     return model.next_state[pair, outcome], model.reward[pair, outcome], model.terminal[pair, outcome]
 
 
-@njit(**NO_REFCOUNT)
+@njit(cache=True, **NO_REFCOUNT)
 def gather(model: Model, table: np.ndarray, state: int, out: np.ndarray) -> int:
     """Write the values `table[state]` of `state`'s legal actions (ascending) to `out`; return how many."""
     count = model.legal_count[state]
@@ -150,7 +155,7 @@ def gather(model: Model, table: np.ndarray, state: int, out: np.ndarray) -> int:
     return count
 
 
-@njit(**NO_REFCOUNT)
+@njit(cache=True, **NO_REFCOUNT)
 def greedy(values: np.ndarray, count: int, stream: np.ndarray) -> int:
     """`rltorch.policies.greedy` with a generator over values[:count]: the index of the largest, a tie drawn."""
     best = values[0]
@@ -168,7 +173,7 @@ def greedy(values: np.ndarray, count: int, stream: np.ndarray) -> int:
     return -1
 
 
-@njit(**NO_REFCOUNT)
+@njit(cache=True, **NO_REFCOUNT)
 def choose(model: Model, values: np.ndarray, state: int, epsilon: float, stream: np.ndarray) -> int:
     """`Trainer.choose` in `state`, `values` as `gather` wrote them: epsilon-greedy (see module)."""
     count = model.legal_count[state]
@@ -177,19 +182,19 @@ def choose(model: Model, values: np.ndarray, state: int, epsilon: float, stream:
     return model.legal[state, greedy(values, count, stream)]
 
 
-@njit
+@njit(cache=True)
 def ends(terminated: bool, length: int, limit: int) -> bool:
     """Whether the episode is over after its step number `length`: terminated, or truncated by the time limit."""
     return terminated or (limit > 0 and length >= limit)
 
 
-@njit(nogil=True)
-def advance(episode: Callable, first: int, stop: int, until: int, lanes: Lanes, model: Model,
-            settings: Settings) -> None:
-    """Lanes first..stop-1 play `episode` after episode until each has finished `until` episodes."""
-    scratch = np.empty(2 * model.actions)  # an episode function's working space for rows of values
-    for lane in range(first, stop):
-        for number in range(lanes.done[lane], until):
-            total, length = episode(lane, lanes, model, settings, scratch)
-            lanes.returns[lane, number], lanes.lengths[lane, number] = total, length
-        lanes.done[lane] = max(lanes.done[lane], until)
+@njit(cache=True)
+def episode_settings(lanes: Lanes, number: int, settings: Settings) -> Settings:
+    """The settings of episode `number` (counted from 0): the batch's, with that episode's epsilon."""
+    return Settings(lanes.epsilon[number - lanes.first], settings.gamma, settings.limit, settings.n)
+
+
+@njit(cache=True)
+def record(lanes: Lanes, lane: int, number: int, result: tuple[float, int]) -> None:
+    """Write episode `number`'s return and length into the lane's records."""
+    lanes.returns[lane, number - lanes.first], lanes.lengths[lane, number - lanes.first] = result

@@ -70,7 +70,7 @@ def uniforms(seed: int, run_index: int, count: int) -> np.ndarray:
     return halves[:count].astype(np.float64) * SCALE
 
 
-@njit
+@njit(cache=True)
 def _mix(z: np.uint64) -> np.uint64:
     """SplitMix64's finalizer."""
     z = (z ^ (z >> np.uint64(30))) * MIX_1
@@ -78,7 +78,7 @@ def _mix(z: np.uint64) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-@njit(**NO_REFCOUNT)
+@njit(cache=True, **NO_REFCOUNT)
 def draw(stream: np.ndarray) -> float:
     """The next number of a lane's stream; `stream` is its row of 4 uint64 (key, key, numbers drawn, last word)."""
     drawn = stream[DRAWN]

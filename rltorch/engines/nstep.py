@@ -15,13 +15,26 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from rltorch.engines.core import ALGORITHMS, FastForm, Lanes, Model, Settings, choose, ends, gather, start, step
+from rltorch.engines.core import (
+    ALGORITHMS,
+    FastForm,
+    Lanes,
+    Model,
+    Settings,
+    choose,
+    ends,
+    episode_settings,
+    gather,
+    record,
+    start,
+    step,
+)
 from rltorch.targets import n_step_return, step_toward
 
 NEVER = 1 << 62  # T before the episode's end is known
 
 
-@njit
+@njit(cache=True)
 def nstep_sarsa_episode(lane: int, lanes: Lanes, model: Model, settings: Settings,
                         scratch: np.ndarray) -> tuple[float, int]:
     """One episode of an n-step SARSA lane (see module)."""
@@ -60,4 +73,15 @@ def nstep_sarsa_episode(lane: int, lanes: Lanes, model: Model, settings: Setting
         t += 1
 
 
-ALGORITHMS["nstep-sarsa"] = FastForm(nstep_sarsa_episode)
+@njit(cache=True, nogil=True)
+def advance_nstep_sarsa(first: int, stop: int, until: int, lanes: Lanes, model: Model, settings: Settings) -> None:
+    """Lanes first..stop-1 play `nstep_sarsa_episode` after episode until each has finished `until` episodes."""
+    scratch = np.empty(2 * model.actions)
+    for lane in range(first, stop):
+        for number in range(lanes.done[lane], until):
+            record(lanes, lane, number,
+                   nstep_sarsa_episode(lane, lanes, model, episode_settings(lanes, number, settings), scratch))
+        lanes.done[lane] = max(lanes.done[lane], until)
+
+
+ALGORITHMS["nstep-sarsa"] = FastForm(nstep_sarsa_episode, advance_nstep_sarsa)

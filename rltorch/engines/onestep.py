@@ -12,14 +12,28 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from rltorch.engines.core import ALGORITHMS, FastForm, Lanes, Model, Settings, choose, ends, gather, greedy, start, step
+from rltorch.engines.core import (
+    ALGORITHMS,
+    FastForm,
+    Lanes,
+    Model,
+    Settings,
+    choose,
+    ends,
+    episode_settings,
+    gather,
+    greedy,
+    record,
+    start,
+    step,
+)
 from rltorch.engines.draws import draw
 from rltorch.targets import expected_sarsa_target, q_learning_target, sarsa_target, step_toward
 
 SARSA, EXPECTED_SARSA, QLEARNING = 0, 1, 2  # the codes of `control_episode`'s lanes
 
 
-@njit
+@njit(cache=True)
 def sarsa_episode(q: np.ndarray, stream: np.ndarray, alpha: float, model: Model, settings: Settings,
                   scratch: np.ndarray) -> tuple[float, int]:
     """`SARSATrainer.run_episode`: choose A' in S' before the update toward R + gamma Q(S', A')."""
@@ -44,7 +58,7 @@ def sarsa_episode(q: np.ndarray, stream: np.ndarray, alpha: float, model: Model,
         state, action = next_state, next_action
 
 
-@njit
+@njit(cache=True)
 def one_step_episode(code: int, q: np.ndarray, stream: np.ndarray, alpha: float, model: Model, settings: Settings,
                      scratch: np.ndarray) -> tuple[float, int]:
     """`OneStepTrainer.run_episode` with Q-learning's or Expected SARSA's `learn_step`: choose, step, update."""
@@ -68,7 +82,7 @@ def one_step_episode(code: int, q: np.ndarray, stream: np.ndarray, alpha: float,
         state = next_state
 
 
-@njit
+@njit(cache=True)
 def control_episode(lane: int, lanes: Lanes, model: Model, settings: Settings,
                     scratch: np.ndarray) -> tuple[float, int]:
     """One episode of a SARSA, Expected SARSA or Q-learning lane (its code says which)."""
@@ -78,7 +92,7 @@ def control_episode(lane: int, lanes: Lanes, model: Model, settings: Settings,
     return one_step_episode(code, q, stream, alpha, model, settings, scratch)
 
 
-@njit
+@njit(cache=True)
 def double_q_episode(lane: int, lanes: Lanes, model: Model, settings: Settings,
                      scratch: np.ndarray) -> tuple[float, int]:
     """`DoubleQLearningTrainer`'s episode: act on Q1 + Q2; a coin picks the half to update, a tie draw follows it.
@@ -111,7 +125,29 @@ def double_q_episode(lane: int, lanes: Lanes, model: Model, settings: Settings,
         state = next_state
 
 
-ALGORITHMS.update({"sarsa": FastForm(control_episode, code=SARSA),
-                   "expected-sarsa": FastForm(control_episode, code=EXPECTED_SARSA),
-                   "qlearning": FastForm(control_episode, code=QLEARNING),
-                   "double-qlearning": FastForm(double_q_episode, tables=2)})
+@njit(cache=True, nogil=True)
+def advance_control(first: int, stop: int, until: int, lanes: Lanes, model: Model, settings: Settings) -> None:
+    """Lanes first..stop-1 play `control_episode` after episode until each has finished `until` episodes."""
+    scratch = np.empty(2 * model.actions)  # the episode's working space for rows of values
+    for lane in range(first, stop):
+        for number in range(lanes.done[lane], until):
+            record(lanes, lane, number,
+                   control_episode(lane, lanes, model, episode_settings(lanes, number, settings), scratch))
+        lanes.done[lane] = max(lanes.done[lane], until)
+
+
+@njit(cache=True, nogil=True)
+def advance_double_q(first: int, stop: int, until: int, lanes: Lanes, model: Model, settings: Settings) -> None:
+    """Lanes first..stop-1 play `double_q_episode` after episode until each has finished `until` episodes."""
+    scratch = np.empty(2 * model.actions)
+    for lane in range(first, stop):
+        for number in range(lanes.done[lane], until):
+            record(lanes, lane, number,
+                   double_q_episode(lane, lanes, model, episode_settings(lanes, number, settings), scratch))
+        lanes.done[lane] = max(lanes.done[lane], until)
+
+
+ALGORITHMS.update({"sarsa": FastForm(control_episode, advance_control, code=SARSA),
+                   "expected-sarsa": FastForm(control_episode, advance_control, code=EXPECTED_SARSA),
+                   "qlearning": FastForm(control_episode, advance_control, code=QLEARNING),
+                   "double-qlearning": FastForm(double_q_episode, advance_double_q, tables=2)})

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rltorch.run.options import key_value, make_parser, writable_file, writable_folder
+from rltorch.run.options import key_value, make_parser, non_negative_int, writable_file, writable_folder
 from rltorch.run.output import run_cli
 
 SHIPPED_AGENT = Path("checkpoints") / "play_tictactoe.pt"
@@ -50,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     evaluate_cmd = _checkpoint_command(commands, "evaluate", "exact figures of a checkpoint's greedy agent", parser)
     evaluate_cmd.add_argument("checkpoint", type=Path, help="a checkpoint written by a trainer")
     evaluate_cmd.add_argument("--json", action="store_true", help="print JSON instead of text")
+    evaluate_cmd.add_argument("--run", type=non_negative_int, help="of a --runs checkpoint: run I alone (default: "
+                                                                   "the summary over all its runs)")
     play_cmd = _checkpoint_command(commands, "play", "play a trained agent in the terminal (tic-tac-toe)", parser)
     play_cmd.add_argument("--checkpoint", type=Path, default=SHIPPED_AGENT, help="the agent to play against")
     play_cmd.add_argument("--seat", choices=("X", "O"), help="your mark (asked when omitted; an agent that learned "
@@ -66,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     figure_cmd.add_argument("--out", type=writable_folder,
                             help="folder for the PNGs (default: runs/figures/<checkpoint name>)")
     figure_cmd.add_argument("--overwrite", action="store_true", help="replace PNGs already in the folder")
+    figure_cmd.add_argument("--run", type=non_negative_int, help="of a --runs checkpoint: draw run I (default: 0)")
     return parser
 
 

@@ -23,8 +23,11 @@ from rltorch.run.config import RunConfig
 from rltorch.run.defaults import env_defaults
 from rltorch.run.envs import declared_env_options, env_id_from_file, hook, import_user_module, make_env
 from rltorch.run.learning_options import add_env_options, add_learning_options, unique
+from rltorch.run.multirun import add_many_runs_options, evaluate_all_runs, many_runs_requested, train_many_runs
 from rltorch.run.options import add_output_options, key_value, make_parser, parse
 from rltorch.run.output import run_cli
+from rltorch.run.runs_setup import finite_model
+from rltorch.run.runs_state import is_many_runs, run_agent
 from rltorch.run.session import check_run_name, resume_settings
 from rltorch.run.training import build_trainer, run_training
 from rltorch.run.value_functions import VALUE_FUNCTIONS, import_user_value_function, value_function_kind
@@ -63,6 +66,7 @@ def train_parser(env_id: str | None, algorithm: str | None, description: str | N
                          unique(option for kind in kinds for option in kind.options))
     add_env_options(parser, declared_env_options(env_id) if env_id is not None else ())
     add_output_options(parser, log_every=100, eval_every=5000, eval_games=500, test_games=1000)
+    add_many_runs_options(parser)
     return parser
 
 
@@ -125,6 +129,8 @@ def _train(argv: list[str], env_id: str, algorithm: str | None, description: str
         check_run_name(args.run_name)
     resumed, saved = resume_settings(args, parser, argv)
     config = run_config(args, saved, env_id, algorithm)
+    if many_runs_requested(config):
+        return train_many_runs(config, resumed)
     trainer = build_trainer(config)
     return run_training(trainer, config, label=config.env.rpartition(":")[2].rpartition("/")[2], resumed=resumed)
 
@@ -138,8 +144,10 @@ def run_config(args: argparse.Namespace, saved: dict[str, Any], env_id: str, alg
 
 
 def evaluate(args: argparse.Namespace) -> None:
-    """Print the exact figures of a checkpoint's greedy agent on the env it names."""
-    env, agent, gamma, _ = _env_and_agent(args)
+    """Print the exact figures of a checkpoint's greedy agent on the env it names (all runs of a many-runs file)."""
+    env, agent, gamma, config = _env_and_agent(args)
+    if args.run is None and config.get("runs") is not None:
+        return evaluate_all_runs(args, env, config)
     exact = EnvContext(env, gamma).exact
     result = exact.report(agent) if exact is not None else None
     if exact is None or result is None:
@@ -171,7 +179,8 @@ def _env_and_agent(args: argparse.Namespace) -> tuple[Any, Any, float, dict[str,
     saved = config.get("env_kwargs", {}) if args.env is None else {}
     kwargs = {**(saved if isinstance(saved, dict) else {}), **dict(getattr(args, "env_option", None) or [])}
     env = make_env(env_id, kwargs)
-    agent = load(args.checkpoint, trusted=args.trust)
+    agent = run_agent(payload, finite_model(env), getattr(args, "run", None), args.checkpoint) \
+        if is_many_runs(payload) else load(args.checkpoint, trusted=args.trust)
     if isinstance(agent, ValueFunction):  # a whole-module file may hold the value function alone
         agent = GreedyAgent(agent, build_keys_for(agent, env, env_id))
     return env, agent, float(config.get("gamma", 1.0)), config

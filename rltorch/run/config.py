@@ -30,6 +30,7 @@ class RunConfig:
     alpha: float = 0.1
     values: str = "q"
     value_fn: str = "table"
+    threads: int = 1
     epsilon_schedule: str = "exponential"
     epsilon_start: float = 1.0
     epsilon_final: float = 0.01
@@ -81,6 +82,10 @@ class RunConfig:
         """The flat settings as plain data for a checkpoint, leaving out those a resumed run takes anew."""
         return {key: str(value) if isinstance(value, Path) else value for key, value in self.settings.items()
                 if key not in keep_out}
+
+    def namespace(self) -> argparse.Namespace:
+        """The flat settings as a namespace, for code that reads options of its own (a sweep's, a study's)."""
+        return argparse.Namespace(**self.settings)
 
     def hyperparameters(self) -> dict[str, str]:
         """Every setting as text, for TensorBoard's hyperparameter table."""

@@ -66,6 +66,8 @@ def add_learning_options(parser: argparse.ArgumentParser, algorithm_options: Ite
                           help="key the values by (state, action) pairs or by afterstates")
     learning.add_argument("--seed", type=at_most(non_negative_int, MAX_SEED), default=0,
                           help="seed of every random choice in the run")
+    learning.add_argument("--threads", type=at_most(positive_int, 1024), default=1,
+                          help="CPU threads for torch and the batched engine (small networks run fastest on one)")
     learning.add_argument("--value-fn", type=value_function_name, default="table",
                           metavar="{" + ",".join(VALUE_FUNCTIONS) + "} or module:Class",
                           help="what holds the values (module:Class: your ValueFunction subclass with "

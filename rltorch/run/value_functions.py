@@ -53,7 +53,7 @@ def network(config: RunConfig, env: Any, algorithm: type[Trainer]) -> ValueFunct
     try:
         encoder = encoder or space_encoder(env.observation_space)
         shared = {"hidden": options["hidden"], "lr": options["lr"], "device": options["device"],
-                  "threads": options["threads"]}
+                  "threads": config.threads}
         if config.values == "afterstate":
             return VNetwork(encoder, **shared)
         return QNetwork(encoder, int(env.action_space.n), **shared)
@@ -65,7 +65,6 @@ NETWORK_OPTIONS = (
     Option("hidden", int, [64], "mlp hidden layer widths", minimum=1, maximum=65_536, many=True),
     Option("lr", float, 1e-3, "mlp Adam learning rate", minimum=0, maximum=10.0),
     Option("device", str, "cpu", "where an mlp runs", choices=("cpu", "cuda", "auto")),
-    Option("threads", int, 1, "CPU threads for torch (small networks run fastest on one)", minimum=1, maximum=1024),
 )
 
 VALUE_FUNCTIONS: dict[str, ValueFunctionKind] = {
