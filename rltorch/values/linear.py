@@ -65,7 +65,7 @@ class LinearValueFunction(ValueFunction):
     def forward(self, keys: Sequence[Hashable]) -> torch.Tensor:
         """The values of a batch of keys, a 1-D float64 tensor."""
         indices, values = self.gradients(keys)
-        return (self.weights.view(-1)[indices] * values).sum(dim=1)
+        return _sums(self.weights.view(-1)[indices] * values)
 
     def fit(self, keys: Sequence[Hashable], targets: Sequence[float] | torch.Tensor) -> torch.Tensor:
         """The semi-gradient step toward each target in turn; return the errors `target − old v̂`."""
@@ -75,7 +75,7 @@ class LinearValueFunction(ValueFunction):
         indices, values = self.gradients(keys)
         flat, errors = self.weights.view(-1), torch.empty(len(keys), dtype=torch.float64)
         for row in range(len(keys)):
-            errors[row] = targets[row] - (flat[indices[row]] * values[row]).sum()
+            errors[row] = targets[row] - _sums(flat[indices[row]] * values[row])
             flat.index_add_(0, indices[row], values[row], alpha=self.alpha * float(errors[row]))
         return errors
 
@@ -100,3 +100,8 @@ class LinearValueFunction(ValueFunction):
     def extra_repr(self) -> str:
         """The features, alpha and actions in `repr`."""
         return f"features={self.features!r}, alpha={self.alpha}, actions={self.actions}"
+
+
+def _sums(terms: torch.Tensor) -> torch.Tensor:
+    """Sums over the last dimension, left to right (a sequential scan: the numba engines' order, on any CPU)."""
+    return terms.cumsum(dim=-1)[..., -1] if terms.shape[-1] else terms.sum(dim=-1)

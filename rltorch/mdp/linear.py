@@ -1,0 +1,100 @@
+"""Exact yardsticks for linear value functions on a finite model (Sutton & Barto chapter 9).
+
+For a policy π on an episodic model: the on-policy distribution μ (the fraction of time steps spent in each
+state, η = h + P_πᵀ η normalised, the book's (9.2)-(9.3)), the exact v_π, and for features X [S, d] the value
+error VE(w) = Σ_s μ(s) (v_π(s) − x(s)·w)², the asymptote of gradient Monte Carlo (the μ-weighted projection of
+v_π on the features, argmin VE) and the TD fixed point w_TD = A⁻¹ b with A = Xᵀ D (X − γ P_π X) and b = Xᵀ D r_π
+(the book's (9.11)-(9.12)). Pure linear algebra, like the rest of `rltorch.mdp`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from rltorch.errors import RLTorchError
+from rltorch.features.base import Features, as_states
+from rltorch.mdp.model import FiniteModel
+from rltorch.mdp.policies import PolicyDistribution, policy_array, require_covered
+
+
+def policy_chain(model: FiniteModel, policy: PolicyDistribution) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """P_π [S, S] (continuing transitions only), the expected reward r_π [S] and the start distribution h [S]."""
+    arrays = model.arrays()
+    pi, covered = policy_array(model, arrays, policy)
+    require_covered(model, covered, np.ones(arrays.num_states, dtype=bool))
+    weight = pi[:, :, None] * arrays.continuing
+    chain = np.zeros((arrays.num_states, arrays.num_states))
+    rows = np.broadcast_to(np.arange(arrays.num_states)[:, None, None], weight.shape)
+    np.add.at(chain, (rows.reshape(-1), arrays.next_index.reshape(-1)), weight.reshape(-1))
+    return chain, (pi * arrays.expected_reward()).sum(axis=1), arrays.start.astype(np.float64)
+
+
+def on_policy_distribution(model: FiniteModel, policy: PolicyDistribution) -> dict[Hashable, float]:
+    """μ(s): the expected share of an episode's time steps spent in s (episodes must end with probability 1)."""
+    chain, _, start = policy_chain(model, policy)
+    return dict(zip(model.states, _distribution(chain, start).tolist(), strict=True))
+
+
+def _distribution(chain: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """η = (I − P_πᵀ)⁻¹ h, normalised."""
+    try:
+        visits = np.linalg.solve(np.eye(len(start)) - chain.T, start)
+    except np.linalg.LinAlgError:
+        raise RLTorchError("the policy's episodes do not end with probability 1: no on-policy distribution") from None
+    return visits / visits.sum()
+
+
+@dataclass(frozen=True)
+class LinearYardsticks:
+    """v_π, μ, the features X of every state, and the MC asymptote and TD fixed point of linear weights."""
+
+    states: list[Hashable]
+    v: np.ndarray
+    mu: np.ndarray
+    features: np.ndarray
+    w_mc: np.ndarray
+    w_td: np.ndarray
+
+    def ve(self, weights: np.ndarray | torch.Tensor) -> float:
+        """The value error Σ μ (v_π − Xw)² of `weights` [d] (or of each row of [runs, d], as an array)."""
+        weights = np.asarray(torch.as_tensor(weights, dtype=torch.float64).cpu())
+        errors = self.v[:, None] - self.features @ weights.reshape(-1, self.features.shape[1]).T
+        result = self.mu @ errors**2
+        return float(result[0]) if weights.ndim == 1 else result
+
+    def quadratic(self, weighting: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, float]:
+        """(M, c, e) with error(w) = wᵀMw − 2cᵀw + e, weighted by μ or by `weighting` (e.g. 1/S: the mean square)."""
+        weighting = self.mu if weighting is None else weighting
+        weighted = self.features * weighting[:, None]
+        return weighted.T @ self.features, weighted.T @ self.v, float(weighting @ self.v**2)
+
+    def scalars(self, weights: np.ndarray | torch.Tensor) -> dict[str, float]:
+        """`exact/ve` of `weights`, with `exact/ve_mc_limit` and `exact/ve_td_fixed_point` beside it."""
+        return {"exact/ve": self.ve(weights), "exact/ve_mc_limit": self.ve(self.w_mc),
+                "exact/ve_td_fixed_point": self.ve(self.w_td)}
+
+    def exact_eval(self, agent: Any) -> dict[str, float]:
+        """A trainer's `exact_eval` hook: the scalars of the agent's linear value function (one weight row)."""
+        return self.scalars(agent.value_fn.weights.reshape(-1))
+
+
+def linear_yardsticks(model: FiniteModel, policy: PolicyDistribution, gamma: float,
+                      features: Features) -> LinearYardsticks:
+    """The exact v_π, μ, gradient-MC asymptote and TD fixed point of `features` under `policy` on `model`."""
+    chain, reward, start = policy_chain(model, policy)
+    mu = _distribution(chain, start)
+    x = np.asarray(features.encode(as_states(model.states)))
+    v = np.linalg.solve(np.eye(len(reward)) - gamma * chain, reward)
+    weighted = x * mu[:, None]
+    w_mc = np.linalg.lstsq(np.sqrt(mu)[:, None] * x, np.sqrt(mu) * v, rcond=None)[0]
+    a_matrix = weighted.T @ (x - gamma * chain @ x)
+    try:
+        w_td = np.linalg.solve(a_matrix, weighted.T @ reward)
+    except np.linalg.LinAlgError:
+        raise RLTorchError("A = Xᵀ D (X − γ P X) is singular for these features: no unique TD fixed point") from None
+    return LinearYardsticks(list(model.states), v, mu, x, w_mc, w_td)
