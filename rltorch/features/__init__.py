@@ -4,6 +4,7 @@ from rltorch.features.aggregation import StateAggregation
 from rltorch.features.base import FEATURES, Box, Features, as_states, features_from_config, register_features
 from rltorch.features.fourier import FourierBasis
 from rltorch.features.polynomial import PolynomialBasis
+from rltorch.features.tiles import TileCoder
 
 __all__ = [
     "FEATURES",
@@ -12,6 +13,7 @@ __all__ = [
     "FourierBasis",
     "PolynomialBasis",
     "StateAggregation",
+    "TileCoder",
     "as_states",
     "features_from_config",
     "register_features",

@@ -8,12 +8,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
+import numpy as np
 import torch
 
 from rltorch.callbacks import SelfPlayRefresh
 from rltorch.checkpoints import save_checkpoint
 from rltorch.envs.context import EnvContext
 from rltorch.errors import BadTransition, RLTorchError
+from rltorch.features import FourierBasis, PolynomialBasis, StateAggregation, TileCoder
+from rltorch.features.base import Features
 from rltorch.keys import AfterstateKeys, StateActionKeys
 from rltorch.logger import TensorBoardLogger
 from rltorch.policies import make_schedule
@@ -35,9 +39,13 @@ from rltorch.run.report import final_metrics, format_metrics, run_metrics
 from rltorch.run.session import check_new_run, checkpoint_lock, run_settings
 from rltorch.trainers import Trainer
 from rltorch.values import QNetwork, QTable, ValueFunction, VNetwork, VTable
-from rltorch.values.encoders import space_encoder
+from rltorch.values.encoders import Encoder, space_encoder
+from rltorch.values.feature_encoder import FeatureEncoder
+from rltorch.values.linear import LinearValueFunction
 from rltorch.values.weighted import WeightedQTable
 
+FEATURE_KINDS = ("tiles", "aggregation", "polynomial", "fourier")
+TRACE_ALGORITHMS = ("sarsa-lambda", "true-online-sarsa-lambda")
 # upper bounds of the learning options, checked at parse time: far past any real run, short of overflow or a hang
 MAX_SEED = 2**32 - 1  # numpy's and most libraries' seed range
 MAX_WIDTH = 65_536  # one hidden layer of 65,536 x 65,536 weights is already 17 GB
@@ -48,6 +56,10 @@ MAX_BATCH = 10**6
 MAX_STEPS = 10**12  # fits between target-network refreshes
 MAX_N = 10**6  # steps before bootstrapping: an episode idles n steps at its end
 MAX_PLANNING = 10**5  # planning updates after each real step
+MAX_TILINGS = 4096
+MAX_TILES = 10**6
+MAX_HASH = 2**31 - 1  # the tile coder's hash modulus
+MAX_ORDER = 1000
 
 
 def add_learning_options(parser: argparse.ArgumentParser, algorithm: str | None) -> None:
@@ -61,8 +73,10 @@ def add_learning_options(parser: argparse.ArgumentParser, algorithm: str | None)
                           help="key the values by (state, action) pairs or by afterstates")
     learning.add_argument("--seed", type=at_most(non_negative_int, MAX_SEED), default=0,
                           help="seed of every random choice in the run")
-    learning.add_argument("--value-fn", choices=("table", "mlp"), default="table",
-                          help="a dict-backed table, or a neural network behind the same interface")
+    learning.add_argument("--value-fn", choices=("table", "mlp", *FEATURE_KINDS), default="table",
+                          help="a dict-backed table, a neural network, or a linear function of state features "
+                               "(tile coding, state aggregation, polynomial or Fourier basis), behind one interface")
+    add_feature_options(learning)
     learning.add_argument("--hidden", type=at_most(positive_int, MAX_WIDTH), nargs="+", default=[64],
                           help="mlp hidden layer widths")
     learning.add_argument("--lr", type=at_most(positive_float, MAX_LR), default=1e-3, help="mlp Adam learning rate")
@@ -76,6 +90,11 @@ def add_learning_options(parser: argparse.ArgumentParser, algorithm: str | None)
                               help="DQN: minibatch size (at most --replay-size)")
         learning.add_argument("--target-update-every", type=at_most(non_negative_int, MAX_STEPS), default=500,
                               help="DQN: bootstrap from a frozen copy refreshed every K fits (0: off)")
+    if algorithm in (None, *TRACE_ALGORITHMS):
+        learning.add_argument("--lambda", dest="lam", type=unit_float, default=0.9, help="SARSA(lambda): trace decay")
+    if algorithm in (None, "sarsa-lambda"):
+        learning.add_argument("--trace", choices=("accumulating", "replacing"), default="accumulating",
+                              help="SARSA(lambda): add the gradient to the trace, or set active features' traces to 1")
     if algorithm in (None, "nstep-sarsa", "nstep-expected-sarsa"):
         learning.add_argument("--n", type=at_most(positive_int, MAX_N), default=4,
                               help="n-step methods: steps before bootstrapping")
@@ -109,6 +128,8 @@ def env_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """The env's keyword arguments: its declared options and every `--env-option KEY=VALUE`."""
     kwargs = {key.removeprefix("env__"): value for key, value in vars(args).items() if key.startswith("env__")}
     kwargs.update(dict(getattr(args, "env_option", None) or []))
+    if getattr(args, "max_episode_steps", None) is not None:
+        kwargs["max_episode_steps"] = args.max_episode_steps
     return kwargs
 
 
@@ -116,6 +137,8 @@ def build_value_fn(args: argparse.Namespace, env: Any, algorithm: str) -> ValueF
     """The table or network that `--value-fn` and `--values` ask for."""
     sample_average = getattr(args, "sample_average", False) and algorithm.startswith("mc")
     alpha = None if sample_average else args.alpha
+    if args.value_fn in FEATURE_KINDS:
+        return linear_value_fn(args, env)
     if args.value_fn == "table":
         if algorithm == "mc-offpolicy":
             return WeightedQTable()
@@ -124,12 +147,61 @@ def build_value_fn(args: argparse.Namespace, env: Any, algorithm: str) -> ValueF
     encoder = hook(env, "encoder")
     encoder = encoder() if encoder is not None else None
     try:
-        encoder = encoder or space_encoder(env.observation_space)
+        encoder = encoder or state_encoder(env.observation_space)
         if args.values == "afterstate":
             return VNetwork(encoder, args.hidden, args.lr, args.device, threads=args.threads)
         return QNetwork(encoder, int(env.action_space.n), args.hidden, args.lr, args.device, threads=args.threads)
     except ValueError as error:
         raise RLTorchError(str(error)) from None
+
+
+def add_feature_options(group: argparse._ArgumentGroup) -> None:
+    """The options of the feature value functions (`--value-fn tiles`, ...) and the env's time limit."""
+    group.add_argument("--tilings", type=at_most(positive_int, MAX_TILINGS), default=8,
+                       help="tiles: offset tilings; --alpha is the book's numerator, alpha / tilings per weight")
+    group.add_argument("--tiles", type=at_most(positive_int, MAX_TILES), default=8,
+                       help="tiles: tiles per dimension of each tiling")
+    group.add_argument("--hash-size", type=at_most(non_negative_int, MAX_HASH), default=0,
+                       help="tiles: hash the tiles into this many weights per action (0: one weight per tile)")
+    group.add_argument("--order", type=at_most(non_negative_int, MAX_ORDER), default=5,
+                       help="polynomial and fourier: the order of the basis")
+    group.add_argument("--groups", type=at_most(positive_int, MAX_TILES), default=10,
+                       help="aggregation: groups per state dimension")
+    group.add_argument("--max-episode-steps", type=at_most(non_negative_int, MAX_STEPS),
+                       help="the env's time limit in steps (0: none; default: the env's own)")
+
+
+def linear_value_fn(args: argparse.Namespace, env: Any) -> LinearValueFunction:
+    """q̂(s, a) = w_a·x(s) over the features `--value-fn` names, on the env's state bounds; alpha per weight."""
+    if args.values == "afterstate":
+        raise RLTorchError(f"--value-fn {args.value_fn} learns q(s, a) from state features: use --values q")
+    low, high = state_bounds(env.observation_space, args.value_fn)
+    kind = args.value_fn
+    if kind == "tiles":
+        features: Features = TileCoder(low, high, args.tilings, args.tiles, args.hash_size)
+    elif kind == "aggregation":
+        features = StateAggregation(args.groups, low, high)
+    else:
+        features = (PolynomialBasis if kind == "polynomial" else FourierBasis)(args.order, low, high)
+    return LinearValueFunction(features, args.alpha / (features.active_count or 1), int(env.action_space.n))
+
+
+def state_bounds(space: Any, kind: str) -> tuple[list[float], list[float]]:
+    """The box the features scale states by: a Box's finite bounds, or [start, start + n] of a Discrete space."""
+    if isinstance(space, gym.spaces.Discrete):
+        return [float(space.start)], [float(space.start + space.n)]
+    if isinstance(space, gym.spaces.Box) and np.isfinite(space.low).all() and np.isfinite(space.high).all():
+        return space.low.reshape(-1).astype(float).tolist(), space.high.reshape(-1).astype(float).tolist()
+    raise RLTorchError(f"--value-fn {kind} scales states into known bounds, and observations in {space} have none "
+                       "(a Box with finite bounds or a Discrete space has): use --value-fn table or mlp")
+
+
+def state_encoder(space: Any) -> Encoder:
+    """A network's default input: one-hot for Discrete spaces (and tuples of them), the scaled state for a Box."""
+    if isinstance(space, gym.spaces.Box):
+        low, high = state_bounds(space, "mlp")
+        return FeatureEncoder(low, high)
+    return space_encoder(space)
 
 
 def build_keys(args: argparse.Namespace, env: Any, env_id: str) -> Any:
@@ -152,6 +224,8 @@ def algorithm_options(algorithm: str, args: argparse.Namespace, env: Any, env_id
                 "target_update_every": args.target_update_every}
     if algorithm.startswith("nstep-"):
         return {"n": args.n}
+    if algorithm in TRACE_ALGORITHMS:
+        return {"lam": args.lam, **({"trace": args.trace} if algorithm == "sarsa-lambda" else {})}
     if algorithm == "dyna-q":
         return {"planning_steps": args.planning_steps}
     if algorithm in ("mc", "mc-es"):
