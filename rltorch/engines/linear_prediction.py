@@ -24,8 +24,8 @@ import numpy as np
 import torch
 from numba import njit
 
-from rltorch.engines.core import Model, model_arrays, start, step
-from rltorch.engines.draws import DRAWN, stream_states
+from rltorch.engines.core import Model, model_arrays, start
+from rltorch.engines.draws import DRAWN, draw, stream_states
 from rltorch.errors import RLTorchError
 from rltorch.features.base import Features, as_states
 from rltorch.mdp.model import FiniteModel
@@ -60,6 +60,17 @@ def basis_of(features: Features, model: FiniteModel) -> Basis:
     values = features.encode(states).numpy()
     return Basis(np.ascontiguousarray(np.broadcast_to(np.arange(values.shape[1]), values.shape)),
                  np.ascontiguousarray(values))
+
+
+@njit
+def step(model: Model, state: int, action: int, stream: np.ndarray) -> tuple[int, float, bool]:
+    """`rltorch.engines.core.step` with a binary search: the outcome is how many running sums are <= u."""
+    pair = state * model.actions + action
+    outcome = 0
+    if model.several[pair]:
+        below = np.searchsorted(model.cumulative[pair], draw(stream), side="right")
+        outcome = min(below, model.last[pair])
+    return model.next_state[pair, outcome], model.reward[pair, outcome], model.terminal[pair, outcome]
 
 
 @njit
@@ -231,13 +242,13 @@ class LinearPredictionResult:
     draws: torch.Tensor
 
 
-def run_linear_prediction(model: FiniteModel, basis: Basis, algorithm: str, alphas: np.ndarray, params: np.ndarray,
+def run_linear_prediction(model: FiniteModel | Model, basis: Basis, algorithm: str, alphas: np.ndarray, params: np.ndarray,
                           episodes: int, quadratic: Quadratic, *, gamma: float = 1.0, seed: int = 0,
                           run_index: np.ndarray | None = None) -> LinearPredictionResult:
     """Lanes of `algorithm` (one per alpha; `params`: n or λ per lane) for `episodes` episodes from zero weights.
 
     Lane l draws from the stream of run `run_index[l]` (default: l) of `seed`; the policy takes each state's
-    first legal action (the walks have one).
+    first legal action (the walks have one). `model` may be given as its `model_arrays` (built once for many calls).
     """
     if algorithm not in CODES:
         raise RLTorchError(f"unknown algorithm {algorithm!r}: one of {', '.join(CODES)}")
@@ -245,7 +256,7 @@ def run_linear_prediction(model: FiniteModel, basis: Basis, algorithm: str, alph
     run_index = np.arange(alphas.size) if run_index is None else np.asarray(run_index, dtype=np.int64)
     if not alphas.size == params.size == run_index.size:
         raise RLTorchError("alphas, params and run_index need one entry per lane")
-    arrays = model_arrays(model)
+    arrays = model_arrays(model) if isinstance(model, FiniteModel) else model
     size = int(basis.indices.max()) + 1 if basis.indices.size else 0
     size = max(size, quadratic.linear.size)
     weights, streams = np.zeros((alphas.size, size)), stream_states(seed, run_index)

@@ -4,7 +4,9 @@ For a policy π on an episodic model: the on-policy distribution μ (the fractio
 state, η = h + P_πᵀ η normalised, the book's (9.2)-(9.3)), the exact v_π, and for features X [S, d] the value
 error VE(w) = Σ_s μ(s) (v_π(s) − x(s)·w)², the asymptote of gradient Monte Carlo (the μ-weighted projection of
 v_π on the features, argmin VE) and the TD fixed point w_TD = A⁻¹ b with A = Xᵀ D (X − γ P_π X) and b = Xᵀ D r_π
-(the book's (9.11)-(9.12)). Pure linear algebra, like the rest of `rltorch.mdp`.
+(the book's (9.11)-(9.12));
+a feature that no state of positive μ activates keeps weight 0 in both. Pure linear algebra, like the rest of
+`rltorch.mdp`.
 """
 
 from __future__ import annotations
@@ -90,11 +92,13 @@ def linear_yardsticks(model: FiniteModel, policy: PolicyDistribution, gamma: flo
     mu = _distribution(chain, start)
     x = np.asarray(features.encode(as_states(model.states)))
     v = np.linalg.solve(np.eye(len(reward)) - gamma * chain, reward)
-    weighted = x * mu[:, None]
-    w_mc = np.linalg.lstsq(np.sqrt(mu)[:, None] * x, np.sqrt(mu) * v, rcond=None)[0]
-    a_matrix = weighted.T @ (x - gamma * chain @ x)
+    used = np.flatnonzero((mu[:, None] * np.abs(x) > 0).any(axis=0))  # features never met keep weight 0
+    w_mc, w_td = np.zeros(x.shape[1]), np.zeros(x.shape[1])
+    x_used = x[:, used]
+    w_mc[used] = np.linalg.lstsq(np.sqrt(mu)[:, None] * x_used, np.sqrt(mu) * v, rcond=None)[0]
+    weighted = x_used * mu[:, None]
     try:
-        w_td = np.linalg.solve(a_matrix, weighted.T @ reward)
+        w_td[used] = np.linalg.solve(weighted.T @ (x_used - gamma * chain @ x_used), weighted.T @ reward)
     except np.linalg.LinAlgError:
         raise RLTorchError("A = Xᵀ D (X − γ P X) is singular for these features: no unique TD fixed point") from None
     return LinearYardsticks(list(model.states), v, mu, x, w_mc, w_td)

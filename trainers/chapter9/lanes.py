@@ -1,0 +1,81 @@
+"""Many runs of a linear prediction method on a finite walk, sharded over ranks: the studies' one way to run lanes.
+
+Run r of every setting draws from the stream of run index r (`rltorch.engines.draws`), so every setting sees
+the same walks (the policy does not depend on the weights) and the numbers do not depend on how the runs are
+cut into batches or ranks. Lane (r, k) is run r with setting k = (alpha, n or λ).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from rltorch.engines.core import Model, model_arrays
+from rltorch.engines.linear_prediction import Quadratic, basis_of, run_linear_prediction
+from rltorch.envs.random_walk import JumpWalkEnv, RandomWalkEnv
+from rltorch.features.base import Features
+from rltorch.mdp import FiniteModel, uniform_policy
+from rltorch.mdp.linear import LinearYardsticks, linear_yardsticks
+from rltorch.run.many_runs import map_run_batches, progress
+
+WALKS = {"1000": lambda: JumpWalkEnv(1000, 100), "19": lambda: RandomWalkEnv(19, left_reward=-1.0)}
+
+
+@cache
+def walk(name: str) -> tuple[FiniteModel, Model]:
+    """The walk's model and its engine arrays (built once)."""
+    model = WALKS[name]().model().validate()
+    return model, model_arrays(model)
+
+
+def yardsticks(name: str, features: Features) -> LinearYardsticks:
+    """v_π, μ, the MC asymptote and the TD fixed point of `features` on the walk (γ = 1)."""
+    model, _ = walk(name)
+    return linear_yardsticks(model, uniform_policy(model), 1.0, features)
+
+
+@dataclass
+class Lanes:
+    """Every run's error after each episode [runs, settings, episodes] and final weights [runs, settings, size]."""
+
+    errors: np.ndarray
+    weights: np.ndarray
+
+
+def run_settings(name: str, features: Features, algorithm: str, settings: Sequence[tuple[float, float]],
+                 episodes: int, args: argparse.Namespace, mean_square: bool = False, label: str = "runs") -> Lanes:
+    """`args.runs` runs of every (alpha, param) setting; the error is VE, or with `mean_square` the mean over states."""
+    model, arrays = walk(name)
+    sticks = yardsticks(name, features)
+    weighting = np.full(len(model.states), 1.0 / len(model.states)) if mean_square else None
+    quadratic, basis = Quadratic(*sticks.quadratic(weighting)), basis_of(features, model)
+    alphas, params = (np.array([setting[i] for setting in settings], dtype=np.float64) for i in (0, 1))
+
+    def batch(runs: list[int]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The lanes of these runs, split back per run."""
+        lanes = len(settings)
+        result = run_linear_prediction(arrays, basis, algorithm, np.tile(alphas, len(runs)),
+                                       np.tile(params, len(runs)), episodes, quadratic, seed=args.seed,
+                                       run_index=np.repeat(np.array(runs, dtype=np.int64), lanes))
+        errors, weights = result.errors.numpy(), result.weights.numpy()
+        return [(errors[i * lanes:(i + 1) * lanes], weights[i * lanes:(i + 1) * lanes]) for i in range(len(runs))]
+
+    with progress(args.runs, label, args) as bar:
+        runs = map_run_batches(batch, list(range(args.runs)), bar)
+    return Lanes(np.stack([errors for errors, _ in runs]), np.stack([weights for _, weights in runs]))
+
+
+def mean_and_se(values: np.ndarray, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The mean over `axis` and its standard error (0 for a single run)."""
+    count = values.shape[axis]
+    se = values.std(axis=axis, ddof=1) / np.sqrt(count) if count > 1 else np.zeros_like(values.mean(axis=axis))
+    return values.mean(axis=axis), se
+
+
+def finite(values: np.ndarray) -> list:
+    """A JSON-ready list: non-finite numbers (a diverged run) as None."""
+    return [float(v) if np.isfinite(v) else None for v in np.asarray(values, dtype=np.float64).reshape(-1)]
