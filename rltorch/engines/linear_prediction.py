@@ -242,8 +242,8 @@ class LinearPredictionResult:
     draws: torch.Tensor
 
 
-def run_linear_prediction(model: FiniteModel | Model, basis: Basis, algorithm: str, alphas: np.ndarray, params: np.ndarray,
-                          episodes: int, quadratic: Quadratic, *, gamma: float = 1.0, seed: int = 0,
+def run_linear_prediction(model: FiniteModel | Model, basis: Basis, algorithm: str, alphas: np.ndarray,
+                          params: np.ndarray, episodes: int, quadratic: Quadratic, *, gamma: float = 1.0, seed: int = 0,
                           run_index: np.ndarray | None = None) -> LinearPredictionResult:
     """Lanes of `algorithm` (one per alpha; `params`: n or λ per lane) for `episodes` episodes from zero weights.
 

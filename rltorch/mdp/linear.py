@@ -44,16 +44,22 @@ def on_policy_distribution(model: FiniteModel, policy: PolicyDistribution) -> di
 
 def _distribution(chain: np.ndarray, start: np.ndarray) -> np.ndarray:
     """η = (I − P_πᵀ)⁻¹ h, normalised."""
+    visits = _visits(chain, start)
+    return visits / visits.sum()
+
+
+def _visits(chain: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """η = (I − P_πᵀ)⁻¹ h: the expected visits to each state in one episode."""
     try:
         visits = np.linalg.solve(np.eye(len(start)) - chain.T, start)
     except np.linalg.LinAlgError:
         raise RLTorchError("the policy's episodes do not end with probability 1: no on-policy distribution") from None
-    return visits / visits.sum()
+    return visits
 
 
 @dataclass(frozen=True)
 class LinearYardsticks:
-    """v_π, μ, the features X of every state, and the MC asymptote and TD fixed point of linear weights."""
+    """v_π, μ, the features X of every state, the MC asymptote and TD fixed point of linear weights, and E[T]."""
 
     states: list[Hashable]
     v: np.ndarray
@@ -61,6 +67,18 @@ class LinearYardsticks:
     features: np.ndarray
     w_mc: np.ndarray
     w_td: np.ndarray
+    steps: float  # the expected episode length: μ(s) * steps is the expected number of visits to s per episode
+    a_td: np.ndarray  # A = Xᵀ D (X − γ P X), the TD update's expected matrix per step
+
+    def expected_weights(self, method: str, alpha: float, steps: float) -> np.ndarray:
+        """The mean-field expected weights after `steps` steps from 0: w* − (I − αA)^steps w*.
+
+        Each step's expected update is α (b − A w), with A = XᵀDX, w* = w_mc for "mc" (gradient MC) and A = A_td,
+        w* = w_td for "td"; the correlation of w_t with the current state (O(α)) is left out.
+        """
+        a, target = (self.quadratic()[0], self.w_mc) if method == "mc" else (self.a_td, self.w_td)
+        decay = np.linalg.matrix_power(np.eye(len(target)) - alpha * a, int(round(steps)))
+        return target - decay @ target
 
     def ve(self, weights: np.ndarray | torch.Tensor) -> float:
         """The value error Σ μ (v_π − Xw)² of `weights` [d] (or of each row of [runs, d], as an array)."""
@@ -89,16 +107,18 @@ def linear_yardsticks(model: FiniteModel, policy: PolicyDistribution, gamma: flo
                       features: Features) -> LinearYardsticks:
     """The exact v_π, μ, gradient-MC asymptote and TD fixed point of `features` under `policy` on `model`."""
     chain, reward, start = policy_chain(model, policy)
-    mu = _distribution(chain, start)
+    visits = _visits(chain, start)
+    mu = visits / visits.sum()
     x = np.asarray(features.encode(as_states(model.states)))
     v = np.linalg.solve(np.eye(len(reward)) - gamma * chain, reward)
     used = np.flatnonzero((mu[:, None] * np.abs(x) > 0).any(axis=0))  # features never met keep weight 0
     w_mc, w_td = np.zeros(x.shape[1]), np.zeros(x.shape[1])
     x_used = x[:, used]
     w_mc[used] = np.linalg.lstsq(np.sqrt(mu)[:, None] * x_used, np.sqrt(mu) * v, rcond=None)[0]
-    weighted = x_used * mu[:, None]
+    weighted, a_td = x_used * mu[:, None], np.zeros((x.shape[1], x.shape[1]))
+    a_td[np.ix_(used, used)] = weighted.T @ (x_used - gamma * chain @ x_used)
     try:
-        w_td[used] = np.linalg.solve(weighted.T @ (x_used - gamma * chain @ x_used), weighted.T @ reward)
+        w_td[used] = np.linalg.solve(a_td[np.ix_(used, used)], weighted.T @ reward)
     except np.linalg.LinAlgError:
         raise RLTorchError("A = Xᵀ D (X − γ P X) is singular for these features: no unique TD fixed point") from None
-    return LinearYardsticks(list(model.states), v, mu, x, w_mc, w_td)
+    return LinearYardsticks(list(model.states), v, mu, x, w_mc, w_td, float(visits.sum()), a_td)

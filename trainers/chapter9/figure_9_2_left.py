@@ -13,7 +13,7 @@ import sys
 
 from rltorch.features import StateAggregation
 from rltorch.run.studies import StudyResult, run_study
-from trainers.chapter9.figure_9_1 import GROUPS, build_parser, weights_markdown, weights_result
+from trainers.chapter9.figure_9_1 import EXPECTED, GROUPS, build_parser, weights_markdown, weights_result
 from trainers.chapter9.lanes import run_settings, yardsticks
 
 STEM = "figure_9_2_left_semi_gradient_td"
@@ -25,14 +25,16 @@ def compute(args: argparse.Namespace) -> StudyResult:
     features = StateAggregation(GROUPS, 1, 1001)
     sticks = yardsticks("1000", features)
     lanes = run_settings("1000", features, "nstep-semi-gradient-td", [(args.alpha, 1.0)], args.episodes, args)
-    return weights_result(args, sticks, lanes, "w_td", "semi-gradient TD(0)", markdown)
+    return weights_result(args, sticks, lanes, "w_td", "semi-gradient TD(0)", markdown,
+                          sticks.expected_weights("td", args.alpha, args.episodes * sticks.steps))
 
 
 def markdown(numbers: dict, command: str, png: str) -> str:
     """Figure 9.2 (left)'s snippet."""
     return weights_markdown("Figure 9.2 (left): semi-gradient TD(0) with state aggregation", numbers, command, png,
                             "w_td", "The book: TD's approximation lies farther from v_π than gradient MC's "
-                            "(its fixed point is only within a factor of the best VE, bound 9.14).")
+                            "(its fixed point is only within a factor of the best VE, bound 9.14).",
+                            EXPECTED.format(limit="w_td", episodes=numbers["episodes"]))
 
 
 def main(argv: list[str] | None = None) -> int:
