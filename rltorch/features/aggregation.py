@@ -28,7 +28,7 @@ class StateAggregation(Features):
 
     def active(self, states: torch.Tensor) -> torch.Tensor:
         """Each state's cell index, [batch, 1]."""
-        cells = (self.box.unit(states) * self.groups).floor().to(torch.int64).clamp_(max=self.groups - 1)
+        cells = self.box.unit(states, self.groups).floor().to(torch.int64).clamp_(max=self.groups - 1)
         return (cells * self._place).sum(dim=1, keepdim=True)
 
     def config(self) -> dict[str, Any]:

@@ -90,12 +90,15 @@ class Box:
         """The number of state dimensions."""
         return len(self.low)
 
-    def unit(self, states: torch.Tensor) -> torch.Tensor:
-        """States scaled to [0, 1]^d (values outside the bounds clipped); RLTorchError on a wrong width."""
+    def unit(self, states: torch.Tensor, scale: float = 1.0) -> torch.Tensor:
+        """States scaled to [0, scale]^d (values outside the bounds clipped); RLTorchError on a wrong width.
+
+        The scale multiplies before the division, so whole states on a whole grid land exactly on its lines.
+        """
         states = as_states(states)
         if states.shape[1] != self.dims:
             raise RLTorchError(f"states have {states.shape[1]} dimensions, the bounds {self.dims}")
-        return ((states - self._low) / self._width).clamp_(0.0, 1.0)
+        return ((states - self._low) * scale / self._width).clamp_(0.0, scale)
 
     def config(self) -> dict[str, list[float]]:
         """The bounds as plain lists."""
