@@ -232,6 +232,19 @@ def run_lanes(code: int, weights: np.ndarray, streams: np.ndarray, alphas: np.nd
             errors[lane, episode] = error(w, quadratic)
 
 
+def _check_lanes(algorithm: str, alphas: np.ndarray, params: np.ndarray, episodes: int) -> None:
+    """One-line refusals of what the numba loops cannot check: n an integer >= 1, λ in [0, 1], α >= 0."""
+    if not (np.isfinite(alphas).all() and (alphas >= 0).all()):
+        raise RLTorchError("step sizes must be finite and >= 0")
+    if algorithm == "nstep-semi-gradient-td" and not ((params >= 1) & (params == np.floor(params))).all():
+        raise RLTorchError("n must be an integer >= 1 in every lane")
+    if algorithm in ("offline-lambda-return", "td-lambda", "true-online-td-lambda") and not (
+            (params >= 0) & (params <= 1)).all():
+        raise RLTorchError("λ must be in [0, 1] in every lane")
+    if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 0:
+        raise RLTorchError(f"episodes must be an int >= 0, got {episodes!r}")
+
+
 @dataclass
 class LinearPredictionResult:
     """Each lane's final weights [L, size], error after each episode [L, E], episode lengths and draws taken."""
@@ -256,6 +269,7 @@ def run_linear_prediction(model: FiniteModel | Model, basis: Basis, algorithm: s
     run_index = np.arange(alphas.size) if run_index is None else np.asarray(run_index, dtype=np.int64)
     if not alphas.size == params.size == run_index.size:
         raise RLTorchError("alphas, params and run_index need one entry per lane")
+    _check_lanes(algorithm, alphas, params, episodes)
     arrays = model_arrays(model) if isinstance(model, FiniteModel) else model
     size = int(basis.indices.max()) + 1 if basis.indices.size else 0
     size = max(size, quadratic.linear.size)
