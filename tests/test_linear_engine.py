@@ -46,8 +46,8 @@ def per_step(cls, features, alpha: float, settings: dict, draws: np.ndarray) -> 
 @pytest.mark.parametrize("kind", list(FEATURES))
 @pytest.mark.parametrize("algorithm", list(METHODS))
 def test_a_lane_equals_the_per_step_trainer_fed_the_same_draws(algorithm, kind):
-    # Mutants that fail here (each tried): TD(λ)'s trace decayed after adding x; true online's zᵀx read after
-    # the decay; the offline λ-return reading the weights as they change; n-step TD bootstrapping at h = T.
+    # Mutants of the engine that fail here (each tried): TD(λ)'s trace decayed after adding x; true online TD(λ)
+    # without its −α(V − V_old)x term; the offline λ-return with λ and 1 − λ swapped; n-step TD bootstrapping at h = T.
     features, (cls, name) = FEATURES[kind], METHODS[algorithm]
     sticks = linear_yardsticks(MODEL, uniform_policy(MODEL), 1.0, features)
     alphas, params = np.array([0.05, 0.2, 0.1]), np.array([3.0, 1.0, 2.0] if name == "n" else [0.0, 0.5, 0.9])
