@@ -103,10 +103,13 @@ class LinearYardsticks:
         return self.scalars(agent.value_fn.weights.reshape(-1))
 
 
-def linear_yardsticks(model: FiniteModel, policy: PolicyDistribution, gamma: float,
-                      features: Features) -> LinearYardsticks:
-    """The exact v_π, μ, gradient-MC asymptote and TD fixed point of `features` under `policy` on `model`."""
-    chain, reward, start = policy_chain(model, policy)
+def linear_yardsticks(model: FiniteModel, policy: PolicyDistribution, gamma: float, features: Features, *,
+                      chain: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> LinearYardsticks:
+    """The exact v_π, μ, gradient-MC asymptote and TD fixed point of `features` under `policy` on `model`.
+
+    `chain`, what `policy_chain(model, policy)` returned, saves building it again for other features.
+    """
+    chain, reward, start = policy_chain(model, policy) if chain is None else chain
     visits = _visits(chain, start)
     mu = visits / visits.sum()
     x = np.asarray(features.encode(as_states(model.states)))

@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from rltorch.features import StateAggregation
 from rltorch.run.studies import StudyResult, study_parser, table, timing
 from trainers.chapter7.nstep_random_walk import numbers_list
-from trainers.chapter9.lanes import finite, mean_and_se, run_settings
+from trainers.chapter9.lanes import finite, finite_curve, mean_and_se, run_settings
 
 LAMBDAS = (0.0, 0.4, 0.8, 0.9, 0.95, 0.975, 0.99, 1.0)
 ALPHAS = tuple(round(0.05 * k, 2) for k in range(21))
@@ -44,7 +44,7 @@ def compute_grid(args: argparse.Namespace, algorithm: str, title: str, markdown:
                "rms_error": {str(lam): {"mean": finite(mean[i]), "se": finite(se[i])}
                              for i, lam in enumerate(args.lambdas)},
                "best_alpha_by_lambda": best, "best": {"lambda": float(best_lambda), **best[best_lambda]}}
-    curves = {f"rms_error_by_1000_alpha/lambda_{lam}": ([round(1000 * a) for a in args.alphas], finite(mean[i]))
+    curves = {f"rms_error_by_1000_alpha/lambda_{lam}": finite_curve([round(1000 * a) for a in args.alphas], mean[i])
               for i, lam in enumerate(args.lambdas)}
     return StudyResult(draw(mean, se, args, title), numbers, markdown, curves)
 

@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from rltorch.features import StateAggregation
 from rltorch.run.studies import StudyResult, run_study, study_parser, table, timing
 from trainers.chapter7.nstep_random_walk import numbers_list
-from trainers.chapter9.lanes import finite, mean_and_se, run_settings
+from trainers.chapter9.lanes import finite, finite_curve, mean_and_se, run_settings
 
 STEM = "figure_9_2_right_nstep_td"
 NS = tuple(2**k for k in range(10))
@@ -38,7 +38,7 @@ def compute(args: argparse.Namespace) -> StudyResult:
                "rms_error": {str(n): {"mean": finite(mean[i]), "se": finite(se[i])} for i, n in enumerate(args.ns)},
                "best_alpha_by_n": {str(n): {"alpha": args.alphas[k], "rms_error": float(mean[i, k]),
                                             "se": float(se[i, k])} for i, (n, k) in enumerate(best.items())}}
-    curves = {f"rms_error_by_1000_alpha/n_{n}": ([round(1000 * a) for a in args.alphas], finite(mean[i]))
+    curves = {f"rms_error_by_1000_alpha/n_{n}": finite_curve([round(1000 * a) for a in args.alphas], mean[i])
               for i, n in enumerate(args.ns)}
     return StudyResult(draw(mean, se, args), numbers, markdown, curves)
 

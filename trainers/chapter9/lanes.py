@@ -8,6 +8,7 @@ cut into batches or ranks. Lane (r, k) is run r with setting k = (alpha, n or λ
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -17,9 +18,9 @@ import numpy as np
 from rltorch.engines.core import Model, model_arrays
 from rltorch.engines.linear_prediction import Quadratic, basis_of, run_linear_prediction
 from rltorch.envs.random_walk import JumpWalkEnv, RandomWalkEnv
-from rltorch.features.base import Features
+from rltorch.features.base import Features, features_from_config
 from rltorch.mdp import FiniteModel, uniform_policy
-from rltorch.mdp.linear import LinearYardsticks, linear_yardsticks
+from rltorch.mdp.linear import LinearYardsticks, linear_yardsticks, policy_chain
 from rltorch.run.many_runs import map_run_batches, progress
 
 WALKS = {"1000": lambda: JumpWalkEnv(1000, 100), "19": lambda: RandomWalkEnv(19, left_reward=-1.0)}
@@ -32,10 +33,24 @@ def walk(name: str) -> tuple[FiniteModel, Model]:
     return model, model_arrays(model)
 
 
-def yardsticks(name: str, features: Features) -> LinearYardsticks:
-    """v_π, μ, the MC asymptote and the TD fixed point of `features` on the walk (γ = 1)."""
+@cache
+def _chain(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The walk's P_π, r_π and start distribution (built once)."""
     model, _ = walk(name)
-    return linear_yardsticks(model, uniform_policy(model), 1.0, features)
+    return policy_chain(model, uniform_policy(model))
+
+
+@cache
+def _yardsticks(name: str, config: str) -> LinearYardsticks:
+    """The yardsticks of the features `config` (JSON) describes."""
+    model, _ = walk(name)
+    return linear_yardsticks(model, uniform_policy(model), 1.0, features_from_config(json.loads(config)),
+                             chain=_chain(name))
+
+
+def yardsticks(name: str, features: Features) -> LinearYardsticks:
+    """v_π, μ, the MC asymptote and the TD fixed point of `features` on the walk (γ = 1; computed once)."""
+    return _yardsticks(name, json.dumps(features.config(), sort_keys=True))
 
 
 @dataclass
@@ -79,3 +94,9 @@ def mean_and_se(values: np.ndarray, axis: int = 0) -> tuple[np.ndarray, np.ndarr
 def finite(values: np.ndarray) -> list:
     """A JSON-ready list: non-finite numbers (a diverged run) as None."""
     return [float(v) if np.isfinite(v) else None for v in np.asarray(values, dtype=np.float64).reshape(-1)]
+
+
+def finite_curve(xs: Sequence[float], ys: np.ndarray) -> tuple[list[float], list[float]]:
+    """The points of a curve whose y is finite (TensorBoard takes numbers only)."""
+    kept = [(x, float(y)) for x, y in zip(xs, ys, strict=True) if np.isfinite(y)]
+    return [x for x, _ in kept], [y for _, y in kept]
