@@ -70,6 +70,10 @@ ENV_DEFAULTS: dict[str, dict[str, Any]] = {
                                     "epsilon_start": 0.1, **_run(300, 5, 100, 100)},
     # Example 8.1: +1 at the goal only, the book's gamma 0.95 (a shorter way is worth more)
     "rltorch/DynaMaze-v0": _deterministic_world(300, gamma=0.95),
+    # Example 10.1 / Figure 10.2: tile coding (8 tilings, the book's alpha 0.5/8), epsilon 0 (the zero weights are
+    # optimistic), gamma 1 and the book's task, which has no time limit (Gymnasium cuts it at 200 steps)
+    "MountainCar-v0": {"gamma": 1.0, "alpha": 0.5, "value_fn": "tiles", "epsilon_schedule": "constant",
+                       "epsilon_start": 0.0, "max_episode_steps": 0, **_run(500, 5, 10, 10)},
 }
 
 # Monte Carlo changes nothing within an episode: on a world without a time limit its greedy policy can
