@@ -15,7 +15,7 @@ from rltorch.values import LinearValueFunction
 from tests.helpers import load_script
 from tests.test_batched_engine import Stream, StreamEnv
 from tests.test_chapter_studies import run_small
-from trainers.chapter9.lanes import yardsticks
+from trainers.chapter9.lanes import walk, yardsticks
 
 figure_9_1 = load_script("trainers/chapter9/figure_9_1.py")
 figure_9_2_left = load_script("trainers/chapter9/figure_9_2_left.py")
@@ -31,8 +31,7 @@ pytestmark = pytest.mark.usefixtures("one_thread")
 def test_figure_9_1_run_0_is_the_per_step_trainer_and_is_checked_against_the_exact_limit(tmp_path):
     numbers = run_small(figure_9_1, "figure_9_1_gradient_mc_aggregation", tmp_path, "--runs", 1, "--episodes", 15,
                         "--alpha", 0.01, "--seed", 3)
-    model = JumpWalkEnv().model()
-    env = StreamEnv(model)
+    env = StreamEnv(walk("1000")[0])
     trainer = GradientMC(env, LinearValueFunction(StateAggregation(10, 1, 1001), 0.01), gamma=1.0, policy=lambda s: 0)
     env.stream = Stream(uniforms(3, 0, 20_000))
     for _ in range(15):

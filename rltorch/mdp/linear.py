@@ -24,8 +24,20 @@ from rltorch.mdp.model import FiniteModel
 from rltorch.mdp.policies import PolicyDistribution, policy_array, require_covered
 
 
-def policy_chain(model: FiniteModel, policy: PolicyDistribution) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """P_π [S, S] (continuing transitions only), the expected reward r_π [S] and the start distribution h [S]."""
+@dataclass(frozen=True)
+class PolicyChain:
+    """A policy's Markov chain on the model: P_π [S, S] (continuing transitions only), r_π [S], the start
+    distribution h [S], and the solutions that do not depend on features: v_π and the expected visits η [S]."""
+
+    chain: np.ndarray
+    reward: np.ndarray
+    start: np.ndarray
+    v: np.ndarray
+    visits: np.ndarray
+
+
+def policy_chain(model: FiniteModel, policy: PolicyDistribution, gamma: float = 1.0) -> PolicyChain:
+    """`policy`'s chain on `model`, with v_π (discount `gamma`) and η = (I − P_πᵀ)⁻¹ h solved once."""
     arrays = model.arrays()
     pi, covered = policy_array(model, arrays, policy)
     require_covered(model, covered, np.ones(arrays.num_states, dtype=bool))
@@ -33,19 +45,15 @@ def policy_chain(model: FiniteModel, policy: PolicyDistribution) -> tuple[np.nda
     chain = np.zeros((arrays.num_states, arrays.num_states))
     rows = np.broadcast_to(np.arange(arrays.num_states)[:, None, None], weight.shape)
     np.add.at(chain, (rows.reshape(-1), arrays.next_index.reshape(-1)), weight.reshape(-1))
-    return chain, (pi * arrays.expected_reward()).sum(axis=1), arrays.start.astype(np.float64)
+    reward, start = (pi * arrays.expected_reward()).sum(axis=1), arrays.start.astype(np.float64)
+    visits = _visits(chain, start)
+    return PolicyChain(chain, reward, start, np.linalg.solve(np.eye(len(reward)) - gamma * chain, reward), visits)
 
 
 def on_policy_distribution(model: FiniteModel, policy: PolicyDistribution) -> dict[Hashable, float]:
     """μ(s): the expected share of an episode's time steps spent in s (episodes must end with probability 1)."""
-    chain, _, start = policy_chain(model, policy)
-    return dict(zip(model.states, _distribution(chain, start).tolist(), strict=True))
-
-
-def _distribution(chain: np.ndarray, start: np.ndarray) -> np.ndarray:
-    """η = (I − P_πᵀ)⁻¹ h, normalised."""
-    visits = _visits(chain, start)
-    return visits / visits.sum()
+    visits = policy_chain(model, policy).visits
+    return dict(zip(model.states, (visits / visits.sum()).tolist(), strict=True))
 
 
 def _visits(chain: np.ndarray, start: np.ndarray) -> np.ndarray:
@@ -104,16 +112,15 @@ class LinearYardsticks:
 
 
 def linear_yardsticks(model: FiniteModel, policy: PolicyDistribution, gamma: float, features: Features, *,
-                      chain: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> LinearYardsticks:
+                      solved: PolicyChain | None = None) -> LinearYardsticks:
     """The exact v_π, μ, gradient-MC asymptote and TD fixed point of `features` under `policy` on `model`.
 
-    `chain`, what `policy_chain(model, policy)` returned, saves building it again for other features.
+    `solved`, what `policy_chain(model, policy, gamma)` returned, saves solving the chain again for other features.
     """
-    chain, reward, start = policy_chain(model, policy) if chain is None else chain
-    visits = _visits(chain, start)
+    solved = policy_chain(model, policy, gamma) if solved is None else solved
+    chain, reward, visits, v = solved.chain, solved.reward, solved.visits, solved.v
     mu = visits / visits.sum()
     x = np.asarray(features.encode(as_states(model.states)))
-    v = np.linalg.solve(np.eye(len(reward)) - gamma * chain, reward)
     used = np.flatnonzero((mu[:, None] * np.abs(x) > 0).any(axis=0))  # features never met keep weight 0
     w_mc, w_td = np.zeros(x.shape[1]), np.zeros(x.shape[1])
     x_used = x[:, used]

@@ -21,7 +21,8 @@ from trainers.chapter7.nstep_random_walk import numbers_list
 from trainers.chapter9.lanes import finite, finite_curve, mean_and_se, run_settings
 
 LAMBDAS = (0.0, 0.4, 0.8, 0.9, 0.95, 0.975, 0.99, 1.0)
-ALPHAS = tuple(round(0.05 * k, 2) for k in range(21))
+ALPHAS = (0.0, 0.01, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7,
+          0.75, 0.8, 0.85, 0.9, 0.95, 1.0)
 
 
 def compute_grid(args: argparse.Namespace, algorithm: str, title: str, markdown: Any) -> StudyResult:

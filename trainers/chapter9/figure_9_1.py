@@ -74,7 +74,7 @@ def draw(sticks, mean: np.ndarray, se: np.ndarray, limit: np.ndarray, limit_name
     axis.set_ylabel("value scale")
     axis.legend(loc="upper left", fontsize=8)
     share = axis.twinx()
-    share.bar(states, sticks.mu, width=1.0, color="tab:gray", alpha=0.4)
+    share.fill_between(states, sticks.mu, step="mid", color="tab:gray", alpha=0.4)
     share.set_ylim(0, 1.05 * float(sticks.mu.max()))
     share.set_ylabel("distribution scale (μ, exact)")
     figure.suptitle(f"{method}, {GROUPS} groups, α = {args.alpha:g}, {args.episodes:,} episodes on the 1000-state walk")

@@ -20,7 +20,7 @@ from rltorch.engines.linear_prediction import Quadratic, basis_of, run_linear_pr
 from rltorch.envs.random_walk import JumpWalkEnv, RandomWalkEnv
 from rltorch.features.base import Features, features_from_config
 from rltorch.mdp import FiniteModel, uniform_policy
-from rltorch.mdp.linear import LinearYardsticks, linear_yardsticks, policy_chain
+from rltorch.mdp.linear import LinearYardsticks, PolicyChain, linear_yardsticks, policy_chain
 from rltorch.run.many_runs import map_run_batches, progress
 
 WALKS = {"1000": lambda: JumpWalkEnv(1000, 100), "19": lambda: RandomWalkEnv(19, left_reward=-1.0)}
@@ -34,10 +34,10 @@ def walk(name: str) -> tuple[FiniteModel, Model]:
 
 
 @cache
-def _chain(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The walk's P_π, r_π and start distribution (built once)."""
+def _chain(name: str) -> PolicyChain:
+    """The walk's chain under its one action, with v_π and the expected visits (solved once)."""
     model, _ = walk(name)
-    return policy_chain(model, uniform_policy(model))
+    return policy_chain(model, uniform_policy(model), 1.0)
 
 
 @cache
@@ -45,7 +45,7 @@ def _yardsticks(name: str, config: str) -> LinearYardsticks:
     """The yardsticks of the features `config` (JSON) describes."""
     model, _ = walk(name)
     return linear_yardsticks(model, uniform_policy(model), 1.0, features_from_config(json.loads(config)),
-                             chain=_chain(name))
+                             solved=_chain(name))
 
 
 def yardsticks(name: str, features: Features) -> LinearYardsticks:
