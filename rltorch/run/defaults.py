@@ -60,6 +60,7 @@ ENV_DEFAULTS: dict[str, dict[str, Any]] = {
     # Example 6.2 / 7.1: prediction (one action), undiscounted; the book's TD(0) step
     "rltorch/RandomWalk-v0": {"gamma": 1.0, "alpha": 0.1, **_run(100, 5, 100, 100)},
     "rltorch/RandomWalk19-v0": {"gamma": 1.0, "alpha": 0.1, **_run(100, 5, 100, 100)},
+    "rltorch/RandomWalk1000-v0": {"gamma": 1.0, "alpha": 2e-5, **_run(1000, 5, 100, 100)},
     # Example 6.5 and Exercises 6.9-6.10: -1 a step, no time limit
     "rltorch/WindyGridworld-v0": _deterministic_world(500),
     "rltorch/WindyGridworldKings-v0": _deterministic_world(500),
