@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from rltorch.features import StateAggregation
 from rltorch.run.studies import StudyResult, study_parser, table, timing
 from trainers.chapter7.nstep_random_walk import numbers_list
-from trainers.chapter9.lanes import finite, finite_curve, mean_and_se, run_settings
+from trainers.chapter9.lanes import band, finite, finite_curve, mean_and_se, run_settings
 
 LAMBDAS = (0.0, 0.4, 0.8, 0.9, 0.95, 0.975, 0.99, 1.0)
 ALPHAS = (0.0, 0.01, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7,
@@ -56,7 +56,8 @@ def draw(mean: np.ndarray, se: np.ndarray, args: argparse.Namespace, title: str)
     axis = figure.subplots()
     for i, lam in enumerate(args.lambdas):
         line = axis.plot(args.alphas, mean[i], marker=".", label=f"λ={lam:g}")[0]
-        axis.fill_between(args.alphas, mean[i] - 2 * se[i], mean[i] + 2 * se[i], color=line.get_color(), alpha=0.2)
+        low, high = band(mean[i], se[i])
+        axis.fill_between(args.alphas, low, high, color=line.get_color(), alpha=0.2)
     axis.set_ylim(0.25, 0.55)
     axis.set_xlim(0, 1)
     axis.set_xlabel("α")

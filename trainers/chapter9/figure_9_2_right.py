@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from rltorch.features import StateAggregation
 from rltorch.run.studies import StudyResult, run_study, study_parser, table, timing
 from trainers.chapter7.nstep_random_walk import numbers_list
-from trainers.chapter9.lanes import finite, finite_curve, mean_and_se, run_settings
+from trainers.chapter9.lanes import band, finite, finite_curve, mean_and_se, run_settings
 
 STEM = "figure_9_2_right_nstep_td"
 NS = tuple(2**k for k in range(10))
@@ -49,7 +49,8 @@ def draw(mean: np.ndarray, se: np.ndarray, args: argparse.Namespace) -> Figure:
     axis = figure.subplots()
     for i, n in enumerate(args.ns):
         line = axis.plot(args.alphas, mean[i], marker=".", label=f"n={n}")[0]
-        axis.fill_between(args.alphas, mean[i] - 2 * se[i], mean[i] + 2 * se[i], color=line.get_color(), alpha=0.2)
+        low, high = band(mean[i], se[i])
+        axis.fill_between(args.alphas, low, high, color=line.get_color(), alpha=0.2)
     axis.set_ylim(0.25, 0.55)
     axis.set_xlim(0, 1)
     axis.set_xlabel("α")

@@ -100,3 +100,10 @@ def finite_curve(xs: Sequence[float], ys: np.ndarray) -> tuple[list[float], list
     """The points of a curve whose y is finite (TensorBoard takes numbers only)."""
     kept = [(x, float(y)) for x, y in zip(xs, ys, strict=True) if np.isfinite(y)]
     return [x for x, _ in kept], [y for _, y in kept]
+
+
+def band(mean: np.ndarray, se: np.ndarray, top: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """mean ± 2 standard errors where the mean is finite and below `top` (elsewhere a gap: a diverging curve's band
+    would cover the axes)."""
+    shown = np.isfinite(mean) & np.isfinite(se) & (mean < top)
+    return np.where(shown, mean - 2 * se, np.nan), np.where(shown, mean + 2 * se, np.nan)
