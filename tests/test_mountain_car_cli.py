@@ -68,7 +68,7 @@ def test_every_control_algorithm_resumes_bit_for_bit(algo, tmp_path, monkeypatch
     (["--env", "MountainCar-v0", "--value-fn", "polynomial", "--order", "-1"], "--order"),
     (["--env", "rltorch/TicTacToe-v0", "--value-fn", "tiles"], "no"),
     (["--env", "rltorch/Blackjack-v0", "--value-fn", "fourier"], "bounds"),
-    (["--env", "MountainCar-v0", "--algo", "sarsa-lambda"], "linear value function"),
+    (["--env", "MountainCar-v0", "--algo", "sarsa-lambda", "--value-fn", "mlp"], "linear value function"),
     (["--env", "MountainCar-v0", "--value-fn", "tiles", "--values", "afterstate"], "--values q"),
 ])
 def test_bad_feature_options_are_one_line_and_no_files(argv, says, tmp_path, monkeypatch, capsys):

@@ -1,4 +1,4 @@
-"""SARSA(λ) and true online SARSA(λ): updates worked by hand, λ = 0 is SARSA, and they refuse a table."""
+"""SARSA(λ) and true online SARSA(λ): updates worked by hand, λ = 0 is SARSA, tables as one-hot features."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from rltorch.features import StateAggregation
 from rltorch.policies import ConstantSchedule
 from rltorch.run.envs import make_env
 from rltorch.trainers import SARSALambdaTrainer, SARSATrainer, TrueOnlineSARSALambdaTrainer
-from rltorch.values import QTable
+from rltorch.values import QNetwork, QTable
+from rltorch.values.encoders import SpaceEncoder
 from rltorch.values.linear import LinearValueFunction
 from trainers.chapter10.engine import book_coder
 
@@ -71,7 +72,17 @@ def test_sarsa_lambda_zero_is_sarsa_bit_for_bit() -> None:
     assert torch.equal(trained(SARSALambdaTrainer, lam=0.0), trained(SARSATrainer))
 
 
-@pytest.mark.parametrize("cls", [SARSALambdaTrainer, TrueOnlineSARSALambdaTrainer])
-def test_a_table_is_refused(cls: type) -> None:
-    with pytest.raises(ValueError, match="linear value function"):
-        cls(ScriptEnv(), QTable(alpha=0.1))
+@pytest.mark.parametrize(("cls", "kwargs", "expected"), [(SARSALambdaTrainer, {"trace": "accumulating"}, [2.75, 1.5]),
+                                                     (SARSALambdaTrainer, {"trace": "replacing"}, [2.0, 1.5]),
+                                                     (TrueOnlineSARSALambdaTrainer, {}, [2.4375, 1.5])])
+def test_a_table_learns_as_one_hot_features(cls, kwargs, expected):
+    table = QTable(alpha=0.5)
+    cls(ScriptEnv(), table, gamma=1.0, schedule=ConstantSchedule(0.0), lam=0.5, **kwargs).run_episode(0.0)
+    assert [table.value((0, 0)), table.value((1, 0))] == expected
+
+
+@pytest.mark.parametrize("value_fn", [QTable(alpha=None), QNetwork(SpaceEncoder([(0, 2)]), 1, [4], 0.01, "cpu")])
+def test_a_network_or_an_averaging_table_is_refused(value_fn):
+    for cls in (SARSALambdaTrainer, TrueOnlineSARSALambdaTrainer):
+        with pytest.raises(ValueError, match="linear value function"):
+            cls(ScriptEnv(), value_fn)

@@ -1,7 +1,8 @@
 """Control with eligibility traces (Sutton & Barto chapter 12): SARSA(λ) and true online SARSA(λ), linear q̂.
 
 The trace z is a vector over the value function's weights, kept sparse (`SparseTrace`: only the weights a
-step has touched this episode, tile coding's few of thousands). The value function gives the gradient
+step has touched this episode, tile coding's few of thousands). A table with a constant step is the linear
+case with one-hot features (`OneHotKeys`), so the same trainers learn tables too. The value function gives the gradient
 (`gradient(key)`: flat weight indices and values) and takes the step (`add(indices, values, scale)`); the
 trainer computes the TD error from `rltorch.targets` and owns the trace. Traces start at zero with every
 episode, so a checkpoint between episodes holds everything a resumed run needs.
@@ -45,11 +46,47 @@ class SparseTrace:
         return total
 
 
-def _check_linear(value_fn: Any, algorithm: str) -> None:
-    """Refuse a value function without the gradient-step interface (`gradient`, `add`)."""
-    if not (callable(getattr(value_fn, "gradient", None)) and callable(getattr(value_fn, "add", None))):
-        raise ValueError(f"{algorithm} keeps a trace over the weights of a linear value function: use "
-                         "--value-fn tiles, aggregation, polynomial or fourier")
+class OneHotKeys:
+    """A table with a constant step read as a linear function of one-hot features: one weight per key.
+
+    Keys get flat indices in the order this episode first asks for them; `add` moves each key's entry by
+    `scale * value` through the table's own update (target = entry + scale * value / alpha).
+    """
+
+    def __init__(self, table: Any) -> None:
+        self.table, self.alpha = table, table.alpha
+        self.index: dict[Any, int] = {}
+        self.keys: list[Any] = []
+
+    def gradient(self, key: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """The key's own weight, with gradient 1."""
+        if key not in self.index:
+            self.index[key] = len(self.keys)
+            self.keys.append(key)
+        return torch.tensor([self.index[key]]), torch.ones(1, dtype=torch.float64)
+
+    def value(self, key: Any) -> float:
+        """The table's entry."""
+        return self.table.value(key)
+
+    def add(self, indices: torch.Tensor, values: torch.Tensor, scale: float) -> None:
+        """Each listed key's entry += scale * value."""
+        for index, value in zip(indices.tolist(), values.tolist(), strict=True):
+            key = self.keys[index]
+            self.table.update(key, self.table.value(key) + scale * value / self.alpha)
+
+
+def _weights(value_fn: Any, algorithm: str) -> Any:
+    """The value function's gradient-step interface (`gradient`, `add`): its own, or a constant-step table's one-hot.
+
+    A network, or a table that averages (alpha None), is refused with ValueError.
+    """
+    if callable(getattr(value_fn, "gradient", None)) and callable(getattr(value_fn, "add", None)):
+        return value_fn
+    if isinstance(getattr(value_fn, "alpha", None), float) and callable(getattr(value_fn, "update", None)):
+        return OneHotKeys(value_fn)
+    raise ValueError(f"{algorithm} keeps a trace over the weights of a linear value function or a table with a "
+                     "constant step: use --value-fn table, tiles, aggregation, polynomial or fourier")
 
 
 class SARSALambdaTrainer(Trainer):
@@ -63,7 +100,7 @@ class SARSALambdaTrainer(Trainer):
 
     def __init__(self, *args: Any, lam: float = 0.9, trace: str = "accumulating", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        _check_linear(self.value_fn, self.algorithm)
+        _weights(self.value_fn, self.algorithm)
         if not 0.0 <= lam <= 1.0:
             raise ValueError(f"lambda must be in [0, 1], got {lam}")
         if trace not in TRACES:
@@ -72,8 +109,8 @@ class SARSALambdaTrainer(Trainer):
 
     def run_episode(self, epsilon: float) -> float:
         """Play one episode in the book's order: choose A' in S', then update every traced weight."""
-        value_fn, gamma, alpha = self.value_fn, self.gamma, self.value_fn.alpha
-        decay, trace = gamma * self.lam, SparseTrace()
+        value_fn = _weights(self.value_fn, self.algorithm)  # a table's one-hot indices start afresh each episode
+        gamma, alpha, decay, trace = self.gamma, value_fn.alpha, self.gamma * self.lam, SparseTrace()
         state, _ = self.env.reset()
         action, key = self.choose(state, epsilon)
         total = 0.0
@@ -114,15 +151,15 @@ class TrueOnlineSARSALambdaTrainer(Trainer):
 
     def __init__(self, *args: Any, lam: float = 0.9, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        _check_linear(self.value_fn, self.algorithm)
+        _weights(self.value_fn, self.algorithm)
         if not 0.0 <= lam <= 1.0:
             raise ValueError(f"lambda must be in [0, 1], got {lam}")
         self.lam = float(lam)
 
     def run_episode(self, epsilon: float) -> float:
         """Play one episode in the book's order."""
-        value_fn, gamma, alpha = self.value_fn, self.gamma, self.value_fn.alpha
-        decay, trace, old = gamma * self.lam, SparseTrace(), 0.0
+        value_fn = _weights(self.value_fn, self.algorithm)  # a table's one-hot indices start afresh each episode
+        gamma, alpha, decay, trace, old = self.gamma, value_fn.alpha, self.gamma * self.lam, SparseTrace(), 0.0
         state, _ = self.env.reset()
         action, key = self.choose(state, epsilon)
         total = 0.0
