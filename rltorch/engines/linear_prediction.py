@@ -12,8 +12,9 @@ operation on the same floats (sums of a state's feature terms left to right, as 
 
 After every episode a lane records its error wᵀMw − 2cᵀw + e for a given quadratic (M, c, e): with μ-weights,
 `LinearYardsticks.quadratic()` makes it the value error VE; with weights 1/S, the mean square error over states.
-Episodes end by termination only (the walks have no time limit). The compiled code is cached on disk (numba's
-`cache=True`), so only the first use on a machine pays the compilation (about 10 s).
+Episodes end by termination only (the walks have no time limit). The first call in a process compiles the lanes
+(about 10 s); the code is not cached on disk, where numba would not see a change in the functions it borrows from
+`rltorch.engines.core` and `rltorch.engines.draws`.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def basis_of(features: Features, model: FiniteModel) -> Basis:
                  np.ascontiguousarray(values))
 
 
-@njit(cache=True)
+@njit
 def step(model: Model, state: int, action: int, stream: np.ndarray) -> tuple[int, float, bool]:
     """`rltorch.engines.core.step` with a binary search: the outcome is how many running sums are <= u."""
     pair = state * model.actions + action
@@ -74,7 +75,7 @@ def step(model: Model, state: int, action: int, stream: np.ndarray) -> tuple[int
     return model.next_state[pair, outcome], model.reward[pair, outcome], model.terminal[pair, outcome]
 
 
-@njit(cache=True)
+@njit
 def value(w: np.ndarray, basis: Basis, state: int) -> float:
     """v̂(state) = Σ_j w[i_j] x_j, left to right."""
     total = 0.0
@@ -83,20 +84,20 @@ def value(w: np.ndarray, basis: Basis, state: int) -> float:
     return total
 
 
-@njit(cache=True)
+@njit
 def nudge(w: np.ndarray, basis: Basis, state: int, scale: float) -> None:
     """w += scale x(state)."""
     for j in range(basis.indices.shape[1]):
         w[basis.indices[state, j]] += scale * basis.values[state, j]
 
 
-@njit(cache=True)
+@njit
 def toward(w: np.ndarray, basis: Basis, state: int, alpha: float, target: float) -> None:
     """`LinearValueFunction.update`: w += α (target − v̂(state)) x(state)."""
     nudge(w, basis, state, alpha * (target - value(w, basis, state)))
 
 
-@njit(cache=True)
+@njit
 def play(model: Model, actions: np.ndarray, stream: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """One whole episode: states S_0..S_T (S_T terminal), rewards at 1..T, and T."""
     states, rewards = np.empty(64, dtype=np.int64), np.zeros(64)
@@ -112,7 +113,7 @@ def play(model: Model, actions: np.ndarray, stream: np.ndarray) -> tuple[np.ndar
             return states, rewards, length
 
 
-@njit(cache=True)
+@njit
 def gradient_mc(w: np.ndarray, model: Model, basis: Basis, actions: np.ndarray, stream: np.ndarray, alpha: float,
                 gamma: float) -> int:
     """`GradientMC.run_episode`."""
@@ -126,7 +127,7 @@ def gradient_mc(w: np.ndarray, model: Model, basis: Basis, actions: np.ndarray, 
     return length
 
 
-@njit(cache=True)
+@njit
 def nstep_td(w: np.ndarray, model: Model, basis: Basis, actions: np.ndarray, stream: np.ndarray, alpha: float,
              gamma: float, n: int) -> int:
     """`NStepSemiGradientTD.run_episode` (the loop of `rltorch.trainers.nstep.NStepTD`)."""
@@ -151,7 +152,7 @@ def nstep_td(w: np.ndarray, model: Model, basis: Basis, actions: np.ndarray, str
         t += 1
 
 
-@njit(cache=True)
+@njit
 def offline_lambda_return(w: np.ndarray, model: Model, basis: Basis, actions: np.ndarray, stream: np.ndarray,
                           alpha: float, gamma: float, lam: float) -> int:
     """`OfflineLambdaReturn.run_episode`."""
@@ -168,7 +169,7 @@ def offline_lambda_return(w: np.ndarray, model: Model, basis: Basis, actions: np
     return length
 
 
-@njit(cache=True)
+@njit
 def td_lambda(w: np.ndarray, z: np.ndarray, model: Model, basis: Basis, actions: np.ndarray, stream: np.ndarray,
               alpha: float, gamma: float, lam: float, true_online: bool) -> int:
     """`TDLambda.run_episode`, or `TrueOnlineTDLambda.run_episode` with `true_online`."""
@@ -200,7 +201,7 @@ def td_lambda(w: np.ndarray, z: np.ndarray, model: Model, basis: Basis, actions:
         old, state = following, next_state
 
 
-@njit(cache=True)
+@njit
 def error(w: np.ndarray, quadratic: Quadratic) -> float:
     """wᵀMw − 2cᵀw + e."""
     total = quadratic.constant
@@ -212,7 +213,7 @@ def error(w: np.ndarray, quadratic: Quadratic) -> float:
     return total
 
 
-@njit(nogil=True, cache=True)
+@njit(nogil=True)
 def run_lanes(code: int, weights: np.ndarray, streams: np.ndarray, alphas: np.ndarray, params: np.ndarray,
               errors: np.ndarray, lengths: np.ndarray, model: Model, basis: Basis, actions: np.ndarray,
               quadratic: Quadratic, gamma: float) -> None:
