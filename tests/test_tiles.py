@@ -49,7 +49,9 @@ def test_hashing_folds_tiles_into_a_fixed_table_and_counts_its_collisions() -> N
     slots = [((i % (2**31 - 1)) * 1_103_515_245 + 12_345) % (2**31 - 1) % 5 for i in range(8)]
     assert hashed(torch.arange(8), 5).tolist() == slots
     assert coder.size == 5 and coder.collisions == 8 - len(set(slots))
+    assert coder.diagnostics() == {"features/hash_collisions": float(coder.collisions)}
     assert TileCoder([0.0], [1.0], tilings=2, tiles=3).collisions == 0
+    assert TileCoder([0.0], [1.0], tilings=2, tiles=3).diagnostics() == {}
     out = np.empty(2, dtype=np.int64)
     state = torch.tensor([[0.7]], dtype=torch.float64)
     active_tiles(state[0].numpy(), *coder.kernel_arrays(), 2, 3, coder.tiling_size, 5, out)

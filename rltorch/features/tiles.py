@@ -76,6 +76,11 @@ class TileCoder(Features):
             self._collisions = self.dense_size - int(torch.unique(slots).numel())
         return self._collisions
 
+    def diagnostics(self) -> dict[str, float]:
+        """`features/hash_collisions` when hashing (and counted), for the value function to log; else nothing."""
+        count = self.collisions if self.hash_size else None
+        return {"features/hash_collisions": float(count)} if count is not None else {}
+
     def kernel_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The arrays `active_tiles` reads: low, width, the tiles' strides and the odd offsets (numpy)."""
         low = np.asarray(self.box.low, dtype=np.float64)
