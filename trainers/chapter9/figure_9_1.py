@@ -122,7 +122,7 @@ def markdown_9_1(numbers: dict, command: str, png: str) -> str:
 
 def build_parser(alpha: float = ALPHA) -> argparse.ArgumentParser:
     """The script's options."""
-    parser = study_parser(__doc__, runs=10, episodes=100_000, alpha=alpha)
+    parser = study_parser(__doc__, runs=10, episodes=100_000, alpha=alpha, max_episodes=1_000_000)
     parser.add_argument("--tolerance", type=positive_float, default=4.0,
                         help="how many standard errors a mean weight may lie from its exact limit")
     return parser
