@@ -10,7 +10,6 @@ runs, with its standard error over the runs; every (λ, α) sees the same walks.
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -18,14 +17,14 @@ from matplotlib.figure import Figure
 from rltorch.features import StateAggregation
 from rltorch.run.studies import StudyResult, study_parser, table, timing
 from trainers.chapter7.nstep_random_walk import numbers_list
-from trainers.chapter9.lanes import band, finite, finite_curve, mean_and_se, run_settings
+from trainers.chapter9.lanes import Markdown, band, finite, finite_curve, mean_and_se, run_settings
 
 LAMBDAS = (0.0, 0.4, 0.8, 0.9, 0.95, 0.975, 0.99, 1.0)
 ALPHAS = (0.0, 0.01, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7,
           0.75, 0.8, 0.85, 0.9, 0.95, 1.0)
 
 
-def compute_grid(args: argparse.Namespace, algorithm: str, title: str, markdown: Any) -> StudyResult:
+def compute_grid(args: argparse.Namespace, algorithm: str, title: str, markdown: Markdown) -> StudyResult:
     """Every (λ, α) of `algorithm`: the average RMS error with its standard error, the best α of each λ."""
     settings = [(alpha, lam) for lam in args.lambdas for alpha in args.alphas]
     with np.errstate(over="ignore", invalid="ignore"):

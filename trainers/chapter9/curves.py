@@ -14,13 +14,13 @@ from matplotlib.figure import Figure
 
 from rltorch.features.base import Features
 from rltorch.run.studies import StudyResult
-from trainers.chapter9.lanes import mean_and_se, run_settings, yardsticks
+from trainers.chapter9.lanes import Markdown, mean_and_se, run_settings, yardsticks
 
 LAST = 100  # the episodes averaged for a curve's end
 
 
 def learning_curves(methods: Sequence[tuple[str, Features, float]], args: argparse.Namespace,
-                    title: str, markdown) -> StudyResult:
+                    title: str, markdown: Markdown) -> StudyResult:
     """Run every (label, features, α) with gradient MC; the figure, the numbers and the curves."""
     curves, numbers = {}, {"runs": args.runs, "episodes": args.episodes, "seed": args.seed, "gamma": 1.0,
                            "algorithm": "gradient-mc", "methods": {}}

@@ -16,9 +16,10 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from rltorch.features import StateAggregation
+from rltorch.mdp.linear import LinearYardsticks
 from rltorch.run.options import positive_float
 from rltorch.run.studies import StudyResult, run_study, study_parser, table, timing
-from trainers.chapter9.lanes import mean_and_se, run_settings, yardsticks
+from trainers.chapter9.lanes import Lanes, Markdown, mean_and_se, run_settings, yardsticks
 
 STEM = "figure_9_1_gradient_mc_aggregation"
 GROUPS, ALPHA = 10, 2e-5
@@ -37,8 +38,8 @@ def compute(args: argparse.Namespace) -> StudyResult:
                           sticks.expected_weights("mc", args.alpha, args.episodes * sticks.steps))
 
 
-def weights_result(args: argparse.Namespace, sticks, lanes, limit_name: str, method: str, markdown,
-                   expected: np.ndarray) -> StudyResult:
+def weights_result(args: argparse.Namespace, sticks: LinearYardsticks, lanes: Lanes, limit_name: str, method: str,
+                   markdown: Markdown, expected: np.ndarray) -> StudyResult:
     """Figure 9.1 and Figure 9.2 (left): the learned weights against their exact limit `limit_name` and against
     `expected`, the mean-field weights expected after the run's steps (`LinearYardsticks.expected_weights`)."""
     weights, limit = lanes.weights[:, 0], getattr(sticks, limit_name)
@@ -59,7 +60,7 @@ def weights_result(args: argparse.Namespace, sticks, lanes, limit_name: str, met
     return StudyResult(draw(sticks, mean, se, limit, limit_name, method, args), numbers, markdown, curves)
 
 
-def draw(sticks, mean: np.ndarray, se: np.ndarray, limit: np.ndarray, limit_name: str, method: str,
+def draw(sticks: LinearYardsticks, mean: np.ndarray, se: np.ndarray, limit: np.ndarray, limit_name: str, method: str,
          args: argparse.Namespace) -> Figure:
     """v_π, the learned groups (mean ± standard error), their exact limit, and μ on a second axis."""
     figure = Figure(figsize=(8, 5), layout="constrained")

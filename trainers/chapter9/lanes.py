@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -23,6 +23,7 @@ from rltorch.mdp import FiniteModel, uniform_policy
 from rltorch.mdp.linear import LinearYardsticks, PolicyChain, linear_yardsticks, policy_chain
 from rltorch.run.many_runs import map_run_batches, progress
 
+Markdown = Callable[[dict, str, str], str]  # a study's snippet writer: (numbers, command, PNG path) -> Markdown
 WALKS = {"1000": lambda: JumpWalkEnv(1000, 100), "19": lambda: RandomWalkEnv(19, left_reward=-1.0)}
 
 
