@@ -18,14 +18,26 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from rltorch.run.studies import StudyResult, run_study, study_parser, timing
+from rltorch.run.options import at_most, positive_int
+from rltorch.run.studies import MAX_EPISODES, StudyResult, run_study, study_parser, timing
 from trainers.chapter10.engine import ACTIONS, BOOK_HIGH, BOOK_LOW, Lanes, book_coder
-from trainers.chapter10.runs import add_mountain_car_options, capped, settings_of
+from trainers.chapter10.runs import MAX_CAP, add_mountain_car_options, capped, settings_of
 
 STEM = "figure_10_1_mountain_car_cost_to_go"
 FIRST_STEPS = 428
 EPISODES = (12, 104, 1000, 9000)
 GRID = 50
+
+
+def episode_list(text: str) -> tuple[int, ...]:
+    """Parse comma-separated episode counts such as 12,104,1000 (ascending, each at least 1)."""
+    try:
+        counts = tuple(positive_int(part) for part in text.split(","))
+    except (argparse.ArgumentTypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"must be episode counts such as 12,104,1000, got {text!r}") from None
+    if list(counts) != sorted(set(counts)) or counts[-1] > MAX_EPISODES:
+        raise argparse.ArgumentTypeError(f"must be ascending counts up to {MAX_EPISODES:,}, got {text!r}")
+    return counts
 
 
 def cost_to_go(weights: np.ndarray, tilings: int) -> np.ndarray:
@@ -94,9 +106,10 @@ spiral ridge around the valley's floor.
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
     parser = study_parser(__doc__, runs=None, episodes=None, alpha=0.5 / 8)
-    parser.add_argument("--first-steps", type=int, default=FIRST_STEPS, help="steps of the first panel")
-    parser.add_argument("--checkpoints", type=lambda text: tuple(sorted(int(x) for x in text.split(","))),
-                        default=EPISODES, help="episodes after which the other panels are drawn")
+    parser.add_argument("--first-steps", type=at_most(positive_int, MAX_CAP), default=FIRST_STEPS,
+                        help="steps of the first panel")
+    parser.add_argument("--checkpoints", type=episode_list, default=EPISODES,
+                        help="episodes after which the other panels are drawn")
     add_mountain_car_options(parser)
     return parser
 
