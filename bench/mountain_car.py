@@ -80,8 +80,8 @@ def measure(args: argparse.Namespace) -> dict[str, dict[str, float]]:
     return results
 
 
-def main() -> None:
-    """Run the contenders and print their rates, the engine's ratios and Figure 10.2's estimated times."""
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options."""
     parser = make_parser(__doc__.split("\n")[0], prog="bench/mountain_car.py")
     parser.add_argument("--runs", type=at_most(positive_int, 10_000), default=100, help="runs in the engine's batch")
     parser.add_argument("--episodes", type=at_most(positive_int, 10_000), default=500, help="episodes per run")
@@ -92,7 +92,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=at_most(positive_int, 100), default=1, help="rounds; the best counts")
     parser.add_argument("--seed", type=at_most(non_negative_int, 2**32 - 1), default=0, help="base seed")
     parser.add_argument("--json", type=writable_file, help="also write the results here")
-    args = parser.parse_args()
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the contenders and print their rates, the engine's ratios and Figure 10.2's estimated times."""
+    args = build_parser().parse_args(argv)
     torch.set_num_threads(1)
     results = measure(args)
     engine = results["batched_engine"]["steps_per_cpu_second"]

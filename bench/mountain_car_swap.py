@@ -48,8 +48,8 @@ def lengths_of(value_fn: object, args: argparse.Namespace) -> dict[str, object]:
             "cpu_seconds": round(time.process_time() - cpu, 1), "capped": sum(n >= args.cap for n in lengths)}
 
 
-def main() -> None:
-    """Run both value functions and print their steps per episode by block and their times."""
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options."""
     parser = make_parser(__doc__.split("\n")[0], prog="bench/mountain_car_swap.py")
     parser.add_argument("--episodes", type=at_most(positive_int, 100_000), default=50, help="episodes per run")
     parser.add_argument("--cap", type=at_most(positive_int, 10**6), default=1000, help="steps that cut an episode")
@@ -59,7 +59,12 @@ def main() -> None:
     parser.add_argument("--block", type=at_most(positive_int, 100_000), default=10, help="episodes per printed mean")
     parser.add_argument("--seed", type=at_most(non_negative_int, 2**32 - 1), default=0, help="seed of both runs")
     parser.add_argument("--json", type=writable_file, help="also write the results here")
-    args = parser.parse_args()
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run both value functions and print their steps per episode by block and their times."""
+    args = build_parser().parse_args(argv)
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     space = make_env("MountainCar-v0").observation_space

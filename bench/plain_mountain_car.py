@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -89,3 +90,9 @@ def sarsa(runs: int, episodes: int, alpha: float, seed: int) -> int:
                 if done:
                     break
     return steps
+
+
+if __name__ == "__main__":
+    print("plain_mountain_car.py is a module of mountain_car.py"
+          "; run python bench/mountain_car.py --help", file=sys.stderr)
+    sys.exit(2)

@@ -14,6 +14,7 @@ the studies use it as the stated episode cap and count the episodes it cut.
 from __future__ import annotations
 
 import math
+import sys
 from typing import NamedTuple
 
 import numpy as np
@@ -251,3 +252,9 @@ class Lanes:
         lengths = np.zeros((self.weights.shape[0], episodes), dtype=np.int64)
         run_lanes(self.weights, self.streams, self.coder, self.settings, episodes, lengths)
         return lengths
+
+
+if __name__ == "__main__":
+    print("engine.py is a module of figure_10_2.py"
+          "; run python trainers/chapter10/figure_10_2.py --help", file=sys.stderr)
+    sys.exit(2)

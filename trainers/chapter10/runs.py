@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -175,3 +176,9 @@ def sweep_numbers(args: argparse.Namespace, lines: dict[str, tuple[str, int, flo
                "lines": sweep(args, lines, episodes)}
     numbers["best"] = best_of(numbers)
     return numbers
+
+
+if __name__ == "__main__":
+    print("runs.py is a module of figure_10_2.py"
+          "; run python trainers/chapter10/figure_10_2.py --help", file=sys.stderr)
+    sys.exit(2)
