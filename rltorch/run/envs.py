@@ -18,6 +18,7 @@ import sys
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 from gymnasium.envs.registration import load_env_creator
 
 import rltorch.envs  # noqa: F401  (registers rltorch's envs)
@@ -157,7 +158,7 @@ def hashable_observations(env: gym.Env) -> gym.Env:
 
 def _as_tuple(observation: Any) -> tuple[float, ...]:
     """An array observation as a flat tuple of Python floats."""
-    return tuple(observation.reshape(-1).tolist())
+    return tuple(np.asarray(observation, dtype=float).reshape(-1).tolist())
 
 
 def hook(env: gym.Env, name: str) -> Any:
