@@ -34,7 +34,8 @@ def markdown(numbers: dict, command: str, png: str) -> str:
     return weights_markdown("Figure 9.2 (left): semi-gradient TD(0) with state aggregation", numbers, command, png,
                             "w_td", "The book: TD's approximation lies farther from v_π than gradient MC's "
                             "(its fixed point is only within a factor of the best VE, bound 9.14).",
-                            EXPECTED.format(limit="w_td", episodes=numbers["episodes"]))
+                            EXPECTED.format(limit="w_td", episodes=numbers["episodes"],
+                                            gap=numbers["expected_gap"]))
 
 
 def main(argv: list[str] | None = None) -> int:
