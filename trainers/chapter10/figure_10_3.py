@@ -54,7 +54,7 @@ def markdown(numbers: dict, command: str, png: str) -> str:
 {curves_table(numbers)}
 
 The book: n = 8 learns faster than n = 1 and ends lower. {'Matches' if better else 'Does not match'} over the
-first 50 episodes ({eight['mean_episodes_1_to_50']:.0f} against {one['mean_episodes_1_to_50']:.0f} steps a
+first 50 episodes ({eight["mean_episodes_1_to_50"]:.0f} against {one["mean_episodes_1_to_50"]:.0f} steps an
 episode); over the last 100, {eight['mean_last_100']:.0f} against {one['mean_last_100']:.0f}.
 """
 
