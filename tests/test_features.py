@@ -75,6 +75,7 @@ def test_semi_gradient_steps_by_hand():
     assert errors.tolist() == [2.0, 1.0]
     assert value_fn.weights.tolist() == [[0.75, 0.25]]
     assert value_fn([0.0, 1.0, 0.5]).tolist() == pytest.approx([1.0, 0.5, 0.75])
+    assert value_fn.diagnostics() == {"linear/weight_norm": pytest.approx(math.sqrt(0.75**2 + 0.25**2))}
 
 
 def test_action_values_keep_one_weight_row_per_action():

@@ -39,6 +39,10 @@ class Features:
         """Constructor settings as plain data, with the registered `kind`."""
         raise NotImplementedError
 
+    def diagnostics(self) -> dict[str, float]:
+        """Scalars a linear value function logs beside its own (e.g. a hashed tile coder's collisions); none here."""
+        return {}
+
     def __repr__(self) -> str:
         """The kind and its settings."""
         settings = ", ".join(f"{name}={value}" for name, value in self.config().items() if name != "kind")

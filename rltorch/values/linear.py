@@ -90,8 +90,8 @@ class LinearValueFunction(ValueFunction):
         return cls(features_from_config(config["features"]), config["alpha"], config.get("actions"))
 
     def diagnostics(self) -> dict[str, float]:
-        """The weights' Euclidean norm, logged as `linear/weight_norm`."""
-        return {"linear/weight_norm": float(self.weights.norm())}
+        """The weights' Euclidean norm, logged as `linear/weight_norm`, and the features' own diagnostics."""
+        return {"linear/weight_norm": float(self.weights.norm()), **self.features.diagnostics()}
 
     def histogram_values(self) -> list[float]:
         """Every weight."""

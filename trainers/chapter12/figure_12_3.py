@@ -10,7 +10,8 @@ import argparse
 import sys
 
 from rltorch.run.studies import StudyResult, run_study
-from trainers.chapter12.lambda_walk import build_parser, compute_grid, grid_markdown
+from trainers.chapter12 import lambda_walk
+from trainers.chapter12.lambda_walk import compute_grid, grid_markdown
 
 STEM = "figure_12_3_offline_lambda_return"
 BOOK = ('The book: intermediate λ learns best (λ near 0.8, its lowest curve dipping to about 0.25-0.3); at λ '
@@ -28,9 +29,14 @@ def markdown(numbers: dict, command: str, png: str) -> str:
     return grid_markdown(TITLE, BOOK, numbers, command, png)
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options (the λ × α grid's)."""
+    return lambda_walk.build_parser(__doc__)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse `argv`, run the study, write its figure, numbers and snippet."""
-    return run_study(STEM, __file__, argv, build_parser(__doc__), compute)
+    return run_study(STEM, __file__, argv, build_parser(), compute)
 
 
 if __name__ == "__main__":

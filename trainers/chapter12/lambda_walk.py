@@ -10,6 +10,7 @@ runs, with its standard error over the runs; every (λ, α) sees the same walks.
 from __future__ import annotations
 
 import argparse
+import sys
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -99,3 +100,9 @@ def build_parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--alphas", type=numbers_list(float, "step sizes in [0, 1]"), default=ALPHAS,
                         help="the step sizes")
     return parser
+
+
+if __name__ == "__main__":
+    print("lambda_walk.py is a module of figure_12_3.py"
+          "; run python trainers/chapter12/figure_12_3.py --help", file=sys.stderr)
+    sys.exit(2)

@@ -7,6 +7,7 @@ standard error; every feature set sees the same walks.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -70,3 +71,9 @@ def end_rows(numbers: dict) -> list[list[str]]:
 
 HEADER = ["method", "α", "features", f"√VE, last {LAST} episodes (± SE)", "√VE, all episodes (± SE)",
           "exact √VE of the MC limit"]
+
+
+if __name__ == "__main__":
+    print("curves.py is a module of figure_9_5.py"
+          "; run python trainers/chapter9/figure_9_5.py --help", file=sys.stderr)
+    sys.exit(2)

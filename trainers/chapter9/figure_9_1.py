@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 
 from rltorch.features import StateAggregation
 from rltorch.mdp.linear import LinearYardsticks
-from rltorch.run.options import positive_float
+from rltorch.run.options import at_most, positive_float
 from rltorch.run.studies import StudyResult, run_study, study_parser, table, timing
 from trainers.chapter9.lanes import Lanes, Markdown, mean_and_se, run_settings, yardsticks
 
@@ -123,10 +123,10 @@ def markdown_9_1(numbers: dict, command: str, png: str) -> str:
                                             gap=numbers["expected_gap"]))
 
 
-def build_parser(alpha: float = ALPHA) -> argparse.ArgumentParser:
-    """The script's options."""
-    parser = study_parser(__doc__, runs=10, episodes=100_000, alpha=alpha, max_episodes=1_000_000)
-    parser.add_argument("--tolerance", type=positive_float, default=4.0,
+def build_parser(description: str | None = __doc__, alpha: float = ALPHA) -> argparse.ArgumentParser:
+    """The options of Figures 9.1 and 9.2 (left)."""
+    parser = study_parser(description, runs=10, episodes=100_000, alpha=alpha, max_episodes=1_000_000)
+    parser.add_argument("--tolerance", type=at_most(positive_float, 1000.0), default=4.0,
                         help="how many standard errors a mean weight may lie from its exact limit")
     return parser
 

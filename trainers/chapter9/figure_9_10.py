@@ -49,9 +49,14 @@ than one tiling at the same initial learning rate.
 """
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options."""
+    return study_parser(__doc__, runs=30, episodes=5000)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse `argv`, run the study, write its figure, numbers and snippet."""
-    return run_study(STEM, __file__, argv, study_parser(__doc__, runs=30, episodes=5000), compute)
+    return run_study(STEM, __file__, argv, build_parser(), compute)
 
 
 if __name__ == "__main__":

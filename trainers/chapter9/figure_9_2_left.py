@@ -13,7 +13,8 @@ import sys
 
 from rltorch.features import StateAggregation
 from rltorch.run.studies import StudyResult, run_study
-from trainers.chapter9.figure_9_1 import EXPECTED, GROUPS, build_parser, weights_markdown, weights_result
+from trainers.chapter9 import figure_9_1
+from trainers.chapter9.figure_9_1 import EXPECTED, GROUPS, weights_markdown, weights_result
 from trainers.chapter9.lanes import run_settings, yardsticks
 
 STEM = "figure_9_2_left_semi_gradient_td"
@@ -38,9 +39,14 @@ def markdown(numbers: dict, command: str, png: str) -> str:
                                             gap=numbers["expected_gap"]))
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options (Figure 9.1's, with α = 2e-4)."""
+    return figure_9_1.build_parser(__doc__, ALPHA)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse `argv`, run the study, write its figure, numbers and snippet."""
-    return run_study(STEM, __file__, argv, build_parser(ALPHA), compute)
+    return run_study(STEM, __file__, argv, build_parser(), compute)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -108,3 +109,9 @@ def band(mean: np.ndarray, se: np.ndarray, top: float = 1.0) -> tuple[np.ndarray
     would cover the axes)."""
     shown = np.isfinite(mean) & np.isfinite(se) & (mean < top)
     return np.where(shown, mean - 2 * se, np.nan), np.where(shown, mean + 2 * se, np.nan)
+
+
+if __name__ == "__main__":
+    print("lanes.py is a module of figure_9_1.py"
+          "; run python trainers/chapter9/figure_9_1.py --help", file=sys.stderr)
+    sys.exit(2)
