@@ -43,7 +43,19 @@ def markdown(numbers: dict, command: str, png: str) -> str:
     best = numbers["best"]
     rows = [[label, f"{b['alpha_times_tilings']:g}/8", f"{-b['mean_steps']:.1f} ± {b['standard_error']:.1f}",
              sum(numbers["lines"][label]["capped_episodes"])] for label, b in best["by_line"].items()]
-    ok = best["best_line"].startswith("true online")
+    by_line = best["by_line"]
+    online, replacing, accumulating = (by_line[label] for label in LINES)
+    gap = replacing["mean_steps"] - online["mean_steps"]
+    noise = (online["standard_error"] ** 2 + replacing["standard_error"] ** 2) ** 0.5
+    ahead = ("ahead of" if gap > 2 * noise else "tied with" if gap > -2 * noise else "behind")
+    lines = list(numbers["lines"].values())
+    wins = sum(o < r for o, r in zip(lines[0]["mean"], lines[1]["mean"], strict=True))
+    worst = accumulating["mean_steps"] > max(online["mean_steps"], replacing["mean_steps"])
+    verdict = (f"true online SARSA(λ) is {ahead} replacing traces at their best alphas ({-online['mean_steps']:.1f} "
+               f"against {-replacing['mean_steps']:.1f}, a gap of {gap:.1f} against two standard errors of "
+               f"{2 * noise:.1f}), and accumulating traces are {'the worst' if worst else 'not the worst'} "
+               f"({-accumulating['mean_steps']:.1f} at alpha = {accumulating['alpha_times_tilings']:g}/8); true online "
+               f"is ahead at {wins} of the {len(numbers['alphas'])} step sizes.")
     return f"""### Figure 12.11: true online SARSA(λ) against SARSA(λ)
 
 ```bash
@@ -58,8 +70,8 @@ episodes, error bars of one standard error ({timing(numbers)}).
 {table(["method", "best alpha", "mean reward (± s.e.)",
         f"episodes cut at {numbers['episode_cap']:,} steps (all alphas)"], rows)}
 
-The book: true online SARSA(λ) is best. {'Matches' if ok else 'Does not match'}: the best here is
-{best['best_line']}.
+The book: true online SARSA(λ) is best, ahead of replacing traces, and accumulating traces worst, good only
+at small step sizes. Here {verdict}
 """
 
 
