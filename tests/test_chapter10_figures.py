@@ -20,7 +20,7 @@ SMALL = ["--runs", "3", "--episodes", "2", "--no-progress", "--seed", "7"]
 
 def numbers(module, stem: str, argv: list[str], folder: Path) -> dict:
     """Run a study script in-process with its outputs in `folder`; its JSON."""
-    assert module.main([*argv, "--out", str(folder), "--log-dir", str(folder / "runs")]) == 0
+    assert module.main([*argv, "--out", str(folder), "--log-dir", str(folder / "runs"), "--dpi", "30"]) == 0
     assert (folder / f"{stem}.png").stat().st_size > 0 and (folder / f"{stem}.md").exists()
     return json.loads((folder / f"{stem}.json").read_text())
 
