@@ -9,6 +9,7 @@ import torch
 from rltorch.errors import RLTorchError
 from rltorch.features import TileCoder, features_from_config
 from rltorch.features.tiles import active_tiles, hashed
+from rltorch.values.linear import LinearValueFunction
 
 
 def test_offsets_are_the_books_1_3_worked_by_hand() -> None:
@@ -71,3 +72,9 @@ def test_bad_settings_are_one_clear_error(settings: dict) -> None:
         TileCoder([0.0], [1.0], **settings)
     with pytest.raises(RLTorchError):
         TileCoder([1.0], [1.0])
+
+
+def test_a_linear_value_function_logs_the_hash_collisions():
+    coder = TileCoder([0.0], [1.0], tilings=2, tiles=3, hash_size=5)
+    diagnostics = LinearValueFunction(coder, 0.1, actions=2).diagnostics()
+    assert diagnostics["features/hash_collisions"] == coder.collisions > 0
