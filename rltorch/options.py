@@ -11,7 +11,9 @@ class Option:
     """One declared setting: its name (`n` is `--n`), type, default, help and bounds.
 
     `type` is `int`, `float`, `str` or `bool` (a bool is a flag, False by default); numbers are refused
-    outside `[minimum, maximum]` when the command line is read, and `many` takes one or more values.
+    outside `[minimum, maximum]` when the command line is read (a float's `minimum` 0 means > 0, as for a
+    learning rate, except for the range [0, 1]), and `many` takes one or more values. `spelling` is the
+    flag when it is not the name's (`--lambda` for `lam`).
     """
 
     name: str
@@ -22,11 +24,12 @@ class Option:
     maximum: float | None = None
     choices: tuple[Any, ...] | None = None
     many: bool = False
+    spelling: str | None = None
 
     @property
     def flag(self) -> str:
         """The command-line spelling: `--planning-steps` for `planning_steps`."""
-        return "--" + self.name.replace("_", "-")
+        return self.spelling or "--" + self.name.replace("_", "-")
 
 
 def declared_values(options: tuple[Option, ...], settings: dict[str, Any]) -> dict[str, Any]:

@@ -157,7 +157,7 @@ def test_out_of_range_actions_and_steps_after_the_end_raise_value_error(env_id):
 
 
 @pytest.mark.parametrize("env_id", IDS)
-@pytest.mark.parametrize("options", [{"state": 99}, {"state": (99, 0)}, {"state": (0,)}, {"state": "A"},
+@pytest.mark.parametrize("options", [{"state": 10_000}, {"state": (99, 0)}, {"state": (0,)}, {"state": "A"},
                                      {"state": -1}, {"seed_state": 1}])
 def test_bad_reset_options_raise_value_error_naming_the_option(env_id, options):
     with pytest.raises(ValueError, match=re.escape(next(iter(options)))):

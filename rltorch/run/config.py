@@ -59,6 +59,8 @@ class RunConfig:
                     for key, value in settings.items()}
         env_options = {key.removeprefix("env__"): value for key, value in settings.items() if key.startswith("env__")}
         env_options.update(dict(settings.get("env_option") or []))
+        if settings.get("max_episode_steps") is not None:  # 0: no time limit (`rltorch.run.envs.make_env`)
+            env_options["max_episode_steps"] = settings["max_episode_steps"]
         known = {name for name in cls.__dataclass_fields__ if name not in ("env_options", "settings")}
         typed = {key: value for key, value in settings.items() if key in known}
         typed.setdefault("env", "")

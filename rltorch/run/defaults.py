@@ -60,6 +60,7 @@ ENV_DEFAULTS: dict[str, dict[str, Any]] = {
     # Example 6.2 / 7.1: prediction (one action), undiscounted; the book's TD(0) step
     "rltorch/RandomWalk-v0": {"gamma": 1.0, "alpha": 0.1, **_run(100, 5, 100, 100)},
     "rltorch/RandomWalk19-v0": {"gamma": 1.0, "alpha": 0.1, **_run(100, 5, 100, 100)},
+    "rltorch/RandomWalk1000-v0": {"gamma": 1.0, "alpha": 2e-5, **_run(1000, 5, 100, 100)},
     # Example 6.5 and Exercises 6.9-6.10: -1 a step, no time limit
     "rltorch/WindyGridworld-v0": _deterministic_world(500),
     "rltorch/WindyGridworldKings-v0": _deterministic_world(500),
@@ -70,6 +71,10 @@ ENV_DEFAULTS: dict[str, dict[str, Any]] = {
                                     "epsilon_start": 0.1, **_run(300, 5, 100, 100)},
     # Example 8.1: +1 at the goal only, the book's gamma 0.95 (a shorter way is worth more)
     "rltorch/DynaMaze-v0": _deterministic_world(300, gamma=0.95),
+    # Example 10.1 / Figure 10.2: tile coding (8 tilings, the book's alpha 0.5/8), epsilon 0 (the zero weights are
+    # optimistic), gamma 1 and the book's task, which has no time limit (Gymnasium cuts it at 200 steps)
+    "MountainCar-v0": {"gamma": 1.0, "alpha": 0.5, "value_fn": "tiles", "epsilon_schedule": "constant",
+                       "epsilon_start": 0.0, "max_episode_steps": 0, **_run(500, 5, 10, 10)},
 }
 
 # Monte Carlo changes nothing within an episode: on a world without a time limit its greedy policy can

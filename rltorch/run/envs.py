@@ -11,12 +11,14 @@ and reports.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib
 import os
 import sys
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 from gymnasium.envs.registration import load_env_creator
 
 import rltorch.envs  # noqa: F401  (registers rltorch's envs)
@@ -121,8 +123,14 @@ def make_env(env_id: str, kwargs: dict[str, Any] | None = None) -> gym.Env:
     """`gym.make(env_id, **kwargs)` with errors turned into one clear message; checks observations are hashable."""
     plain = registered_id(env_id)
     env_class(env_id)  # a missing dependency is named as such
+    kwargs = dict(kwargs or {})
     try:
-        env = gym.make(plain, disable_env_checker=True, **(kwargs or {}))
+        made = plain
+        if kwargs.get("max_episode_steps") == 0:  # 0: no time limit, even where the env registers one
+            del kwargs["max_episode_steps"]
+            made = dataclasses.replace(gym.spec(plain), max_episode_steps=None)
+        env = gym.make(made, disable_env_checker=True, **kwargs)
+        env = hashable_observations(env)
         observation, _ = env.reset(seed=0)
     except Exception as error:  # the env's constructor is anyone's code: report what it raised, in one line
         if os.environ.get("RLTORCH_DEBUG"):
@@ -140,6 +148,18 @@ def make_env(env_id: str, kwargs: dict[str, Any] | None = None) -> gym.Env:
         raise RLTorchError(f"env {env_id!r} gives unhashable observations ({type(observation).__name__}); "
                            "tabular keys need hashable ones (wrap it to return ints or tuples)") from None
     return env
+
+
+def hashable_observations(env: gym.Env) -> gym.Env:
+    """`env`, its array observations (a Box space, as Mountain Car's) given as tuples of floats so they can be keys."""
+    if not isinstance(env.observation_space, gym.spaces.Box):
+        return env
+    return gym.wrappers.TransformObservation(env, _as_tuple, env.observation_space)
+
+
+def _as_tuple(observation: Any) -> tuple[float, ...]:
+    """An array observation as a flat tuple of Python floats."""
+    return tuple(np.asarray(observation, dtype=float).reshape(-1).tolist())
 
 
 def hook(env: gym.Env, name: str) -> Any:

@@ -28,6 +28,8 @@ def declared_type(option: Option) -> Callable[[str], Any] | None:
     """The parser of a declared option's value: a checked number within its bounds, or None for text."""
     if option.type is int:
         base = {0: non_negative_int, 1: positive_int}.get(option.minimum, integer)
+    elif option.type is float and (option.minimum, option.maximum) == (0, 1):
+        return unit_float
     elif option.type is float:
         base = positive_float if option.minimum == 0 else finite_float
     else:
@@ -45,7 +47,7 @@ def add_declared(group: Any, options: Iterable[Option], prefix: str = "") -> Non
         if option.choices is not None:
             keywords["choices"] = option.choices
         else:
-            keywords["metavar"] = option.name.upper()
+            keywords["metavar"] = option.flag.lstrip("-").replace("-", "_").upper()
         if option.many:
             keywords["nargs"] = "+"
         kind = declared_type(option)
@@ -66,6 +68,8 @@ def add_learning_options(parser: argparse.ArgumentParser, algorithm_options: Ite
                           help="key the values by (state, action) pairs or by afterstates")
     learning.add_argument("--seed", type=at_most(non_negative_int, MAX_SEED), default=0,
                           help="seed of every random choice in the run")
+    learning.add_argument("--max-episode-steps", type=at_most(non_negative_int, 10**12),
+                          help="the env's time limit in steps (0: none; default: the env's own)")
     learning.add_argument("--threads", type=at_most(positive_int, 1024), default=1,
                           help="CPU threads for torch and the batched engine (small networks run fastest on one)")
     learning.add_argument("--value-fn", type=value_function_name, default="table",

@@ -11,9 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import gymnasium as gym
+import numpy as np
 import torch
 
 from rltorch.errors import RLTorchError
+from rltorch.features import FourierBasis, PolynomialBasis, StateAggregation, TileCoder
+from rltorch.features.base import Features
 from rltorch.options import Option
 from rltorch.run.config import RunConfig
 from rltorch.run.envs import hook, import_user_module
@@ -21,7 +25,9 @@ from rltorch.run.options import name_or_module_class
 from rltorch.trainers import Trainer
 from rltorch.values import QNetwork, QTable, ValueFunction, VNetwork, VTable
 from rltorch.values.base import imported_class
-from rltorch.values.encoders import space_encoder
+from rltorch.values.encoders import Encoder, space_encoder
+from rltorch.values.feature_encoder import FeatureEncoder
+from rltorch.values.linear import LinearValueFunction
 from rltorch.values.weighted import WeightedQTable
 
 Builder = Callable[[RunConfig, Any, type[Trainer]], ValueFunction]
@@ -51,7 +57,7 @@ def network(config: RunConfig, env: Any, algorithm: type[Trainer]) -> ValueFunct
     encoder = hook(env, "encoder")
     encoder = encoder() if encoder is not None else None
     try:
-        encoder = encoder or space_encoder(env.observation_space)
+        encoder = encoder or state_encoder(env.observation_space)
         shared = {"hidden": options["hidden"], "lr": options["lr"], "device": options["device"],
                   "threads": config.threads}
         if config.values == "afterstate":
@@ -61,6 +67,65 @@ def network(config: RunConfig, env: Any, algorithm: type[Trainer]) -> ValueFunct
         raise RLTorchError(str(error)) from None
 
 
+def state_encoder(space: Any) -> Encoder:
+    """A network's default input: one-hot for Discrete spaces (and tuples of them), the scaled state for a Box."""
+    if isinstance(space, gym.spaces.Box):
+        low, high = state_bounds(space, "mlp")
+        return FeatureEncoder(low, high)
+    return space_encoder(space)
+
+
+def state_bounds(space: Any, kind: str) -> tuple[list[float], list[float]]:
+    """The box the features scale states by: a Box's finite bounds, or [start, start + n] of a Discrete space."""
+    if isinstance(space, gym.spaces.Discrete):
+        return [float(space.start)], [float(space.start + space.n)]
+    if isinstance(space, gym.spaces.Box) and np.isfinite(space.low).all() and np.isfinite(space.high).all():
+        return space.low.reshape(-1).astype(float).tolist(), space.high.reshape(-1).astype(float).tolist()
+    raise RLTorchError(f"--value-fn {kind} scales states into known bounds, and observations in {space} have none "
+                       "(a Box with finite bounds or a Discrete space has): use --value-fn table or mlp")
+
+
+def linear(make: Callable[[dict[str, Any], list[float], list[float]], Features]) -> Builder:
+    """The builder of q̂(s, a) = w_a·x(s) over the features `make` gives; `--alpha` / active features per weight."""
+
+    def build(config: RunConfig, env: Any, algorithm: type[Trainer]) -> ValueFunction:
+        if config.values == "afterstate":
+            raise RLTorchError(f"--value-fn {config.value_fn} learns q(s, a) from state features: use --values q")
+        low, high = state_bounds(env.observation_space, config.value_fn)
+        features = make(config.value_fn_options, low, high)
+        return LinearValueFunction(features, config.alpha / (features.active_count or 1), int(env.action_space.n))
+
+    return build
+
+
+def tiles(options: dict[str, Any], low: list[float], high: list[float]) -> Features:
+    """The book's tile coder (section 9.5.4)."""
+    return TileCoder(low, high, options["tilings"], options["tiles"], options["hash_size"])
+
+
+def aggregation(options: dict[str, Any], low: list[float], high: list[float]) -> Features:
+    """State aggregation into equal groups."""
+    return StateAggregation(options["groups"], low, high)
+
+
+def polynomial(options: dict[str, Any], low: list[float], high: list[float]) -> Features:
+    """The polynomial basis of the state scaled to [0, 1]^d."""
+    return PolynomialBasis(options["order"], low, high)
+
+
+def fourier(options: dict[str, Any], low: list[float], high: list[float]) -> Features:
+    """The Fourier cosine basis of the state scaled to [0, 1]^d."""
+    return FourierBasis(options["order"], low, high)
+
+
+ORDER = Option("order", int, 5, "polynomial and fourier: the order of the basis", minimum=0, maximum=1000)
+TILE_OPTIONS = (
+    Option("tilings", int, 8, "tiles: offset tilings; --alpha is the book's numerator, alpha / tilings per weight",
+           minimum=1, maximum=4096),
+    Option("tiles", int, 8, "tiles: tiles per dimension of each tiling", minimum=1, maximum=10**6),
+    Option("hash_size", int, 0, "tiles: hash the tiles into this many weights per action (0: one weight per tile)",
+           minimum=0, maximum=2**31 - 1),
+)
 NETWORK_OPTIONS = (
     Option("hidden", int, [64], "mlp hidden layer widths", minimum=1, maximum=65_536, many=True),
     Option("lr", float, 1e-3, "mlp Adam learning rate", minimum=0, maximum=10.0),
@@ -70,6 +135,11 @@ NETWORK_OPTIONS = (
 VALUE_FUNCTIONS: dict[str, ValueFunctionKind] = {
     "table": ValueFunctionKind("a dict-backed table (the algorithm's own kind)", (), table),
     "mlp": ValueFunctionKind("a neural network behind the same interface", NETWORK_OPTIONS, network),
+    "tiles": ValueFunctionKind("linear in tile-coded state features", TILE_OPTIONS, linear(tiles)),
+    "aggregation": ValueFunctionKind("linear in aggregated states", (Option(
+        "groups", int, 10, "aggregation: groups per state dimension", minimum=1, maximum=10**6),), linear(aggregation)),
+    "polynomial": ValueFunctionKind("linear in a polynomial basis", (ORDER,), linear(polynomial)),
+    "fourier": ValueFunctionKind("linear in a Fourier basis", (ORDER,), linear(fourier)),
 }
 
 

@@ -10,6 +10,7 @@ from rltorch.trainers.prediction import PolicyPrediction, TDPrediction
 from rltorch.trainers.replay import ReplayBuffer
 from rltorch.trainers.stats import EpisodeStats, Outcomes
 from rltorch.trainers.td import DoubleQLearningTrainer, ExpectedSARSATrainer, QLearningTrainer, SARSATrainer
+from rltorch.trainers.traces_control import SARSALambdaTrainer, TrueOnlineSARSALambdaTrainer
 
 # The control algorithms `python -m rltorch train --algo NAME` offers (prediction needs a policy to evaluate).
 TRAINERS = {
@@ -20,6 +21,8 @@ TRAINERS = {
     "double-qlearning": DoubleQLearningTrainer,
     "nstep-sarsa": NStepSARSATrainer,
     "nstep-expected-sarsa": NStepExpectedSARSATrainer,
+    "sarsa-lambda": SARSALambdaTrainer,
+    "true-online-sarsa-lambda": TrueOnlineSARSALambdaTrainer,
     "dyna-q": DynaQTrainer,
     "mc": MCTrainer,
     "mc-es": MCExploringStarts,
@@ -31,5 +34,6 @@ __all__ = [
     "MCExploringStarts",
     "MCPrediction", "MCTrainer", "MonteCarloTrainer", "NStepExpectedSARSATrainer", "NStepSARSATrainer", "NStepTD",
     "NStepTDPrediction", "OffPolicyMCControl", "OffPolicyMCPrediction", "Outcomes", "PolicyPrediction",
-    "QLearningTrainer", "ReplayBuffer", "SARSATrainer", "TDPrediction", "Trainer",
+    "QLearningTrainer", "ReplayBuffer", "SARSALambdaTrainer", "SARSATrainer", "TDPrediction", "Trainer",
+    "TrueOnlineSARSALambdaTrainer",
 ]

@@ -3,6 +3,7 @@
 from rltorch.values.base import ValueFunction
 from rltorch.values.double import DoubleQ, DoubleQTables
 from rltorch.values.encoders import Encoder, PairEncoder, SpaceEncoder, space_encoder
+from rltorch.values.linear import LinearValueFunction
 from rltorch.values.networks import QNetwork, VNetwork
 from rltorch.values.tables import QTable, Table, VTable
 from rltorch.values.weighted import WeightedQTable, WeightedVTable
@@ -11,6 +12,7 @@ __all__ = [
     "DoubleQ",
     "DoubleQTables",
     "Encoder",
+    "LinearValueFunction",
     "SpaceEncoder",
     "PairEncoder",
     "QNetwork",

@@ -1,0 +1,83 @@
+"""Sutton & Barto's Figure 12.10: SARSA(λ) with replacing traces on Mountain Car, early performance against alpha and λ.
+
+The mean steps per episode over the first 50 episodes, over 100 runs, for λ = 0, 0.68, 0.84, 0.92, 0.96,
+0.98, 0.99 and a grid of step sizes alpha x 8 (8 tilings of 8 x 8 tiles, epsilon 0, gamma 1, weights starting
+at 0). The book: intermediate λ work best, and SARSA(λ) does better than n-step SARSA at its best (Figure
+10.4, whose study this one's numbers can be set beside). Runs on the batched engine (`trainers.chapter10`),
+lane for lane `rltorch train --algo sarsa-lambda --trace replacing --value-fn tiles`; see
+`trainers.chapter10.runs` for the episode cap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rltorch.run.studies import StudyResult, run_study, study_parser, table, timing
+from trainers.chapter7.nstep_random_walk import numbers_list
+from trainers.chapter10.runs import add_mountain_car_options, alpha_list, draw_sweep, sweep_numbers
+
+STEM = "figure_12_10_mountain_car_sarsa_lambda"
+LAMBDAS = (0.0, 0.68, 0.84, 0.92, 0.96, 0.98, 0.99)
+ALPHAS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8)  # alpha x 8
+
+
+def compute(args: argparse.Namespace) -> StudyResult:
+    """Every (λ, alpha) over the same runs: mean steps per episode over the first --episodes episodes."""
+    lines = {f"lambda = {lam:g}": ("sarsa-lambda-replacing", 1, lam) for lam in args.lambdas}
+    numbers = sweep_numbers(args, lines, args.episodes)
+    steps = [round(1000 * alpha) for alpha in args.alphas]
+    curves = {f"mean_steps_by_1000_alpha_x_tilings/lambda_{lam:g}": (steps, line["mean"])
+              for lam, line in zip(args.lambdas, numbers["lines"].values(), strict=True)}
+    figure = draw_sweep(numbers, "Figure 12.10: SARSA(lambda), replacing traces, on Mountain Car",
+                        f"steps per episode, mean of the first {args.episodes} episodes and {args.runs} runs",
+                        (170, 300))
+    return StudyResult(figure, numbers, markdown, curves)
+
+
+def markdown(numbers: dict, command: str, png: str) -> str:
+    """The README snippet: the command, each λ's best alpha, and what matches the book."""
+    best = numbers["best"]
+    rows = [[label, f"{b['alpha_times_tilings']:g}/8", f"{b['mean_steps']:.1f} ± {b['standard_error']:.1f}",
+             sum(numbers["lines"][label]["capped_episodes"])] for label, b in best["by_line"].items()]
+    by_line = best["by_line"]
+    ends = [by_line[label]["mean_steps"] for label in (next(iter(by_line)), next(reversed(by_line)))]
+    top = by_line[best["best_line"]]
+    ok = top["mean_steps"] < min(ends)
+    return f"""### Figure 12.10: SARSA(λ) with replacing traces
+
+```bash
+{command}
+```
+
+![Figure 12.10]({png})
+
+{numbers['runs']} runs, mean steps per episode over the first {numbers['first_episodes']} episodes, error bars
+of one standard error ({timing(numbers)}).
+
+{table(["λ", "best alpha", "mean steps (± s.e.)", f"episodes cut at {numbers['episode_cap']:,} steps (all alphas)"],
+       rows)}
+
+The book: an intermediate λ is best (its curves bottom out near 180-200 steps for λ around 0.9), below
+λ = 0 and λ = 0.99. {'Matches' if ok else 'Does not match'}: the best here is {best['best_line']} at
+alpha = {top['alpha_times_tilings']:g}/8 with {top['mean_steps']:.1f} steps.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options."""
+    parser = study_parser(__doc__, runs=100, episodes=50)
+    parser.add_argument("--lambdas", type=numbers_list(float, "lambdas in [0, 1]"), default=LAMBDAS,
+                        help="the values of lambda")
+    parser.add_argument("--alphas", type=alpha_list, default=ALPHAS, help="step sizes alpha x tilings")
+    add_mountain_car_options(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse `argv`, run the study, write its figure, numbers and snippet."""
+    return run_study(STEM, __file__, argv, build_parser(), compute)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

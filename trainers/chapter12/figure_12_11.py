@@ -1,0 +1,93 @@
+"""Sutton & Barto's Figure 12.11: true online SARSA(λ) against SARSA(λ) with accumulating and replacing traces.
+
+Mountain Car, λ = 0.9, reward per episode (minus the steps) averaged over the first 20 episodes and 100
+runs, against the step size alpha x 8 (8 tilings of 8 x 8 tiles, epsilon 0, gamma 1, weights starting at 0).
+The book's figure does not print its λ; 0.9 is our choice. It also shows replacing traces that clear the
+traces of the actions not taken, which rltorch does not offer. The book: true online SARSA(λ) does best,
+accumulating traces worst and only at small step sizes. Runs on the batched engine (`trainers.chapter10`),
+lane for lane `rltorch train --algo true-online-sarsa-lambda` and `--algo sarsa-lambda`; see
+`trainers.chapter10.runs` for the episode cap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rltorch.run.options import unit_float
+from rltorch.run.studies import StudyResult, run_study, study_parser, table, timing
+from trainers.chapter10.runs import add_mountain_car_options, alpha_list, draw_sweep, sweep_numbers
+
+STEM = "figure_12_11_mountain_car_true_online"
+ALPHAS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)  # alpha x 8
+LINES = {"true online SARSA(lambda)": "true-online-sarsa-lambda",
+         "SARSA(lambda), replacing traces": "sarsa-lambda-replacing",
+         "SARSA(lambda), accumulating traces": "sarsa-lambda-accumulating"}
+
+
+def compute(args: argparse.Namespace) -> StudyResult:
+    """Every (method, alpha) over the same runs: mean reward per episode over the first --episodes episodes."""
+    numbers = sweep_numbers(args, {label: (code, 1, args.lam) for label, code in LINES.items()}, args.episodes)
+    numbers["lambda"] = args.lam
+    steps = [round(1000 * alpha) for alpha in args.alphas]
+    curves = {f"mean_reward_by_1000_alpha_x_tilings/{code}": (steps, [-m for m in line["mean"]])
+              for code, line in zip(LINES.values(), numbers["lines"].values(), strict=True)}
+    figure = draw_sweep(numbers, f"Figure 12.11: SARSA(lambda) methods on Mountain Car, lambda = {args.lam:g}",
+                        f"reward per episode, mean of the first {args.episodes} episodes and {args.runs} runs",
+                        (-550, -150), sign=-1.0)
+    return StudyResult(figure, numbers, markdown, curves)
+
+
+def markdown(numbers: dict, command: str, png: str) -> str:
+    """The README snippet: the command, each method's best alpha, and what matches the book."""
+    best = numbers["best"]
+    rows = [[label, f"{b['alpha_times_tilings']:g}/8", f"{-b['mean_steps']:.1f} ± {b['standard_error']:.1f}",
+             sum(numbers["lines"][label]["capped_episodes"])] for label, b in best["by_line"].items()]
+    by_line = best["by_line"]
+    online, replacing, accumulating = (by_line[label] for label in LINES)
+    gap = replacing["mean_steps"] - online["mean_steps"]
+    noise = (online["standard_error"] ** 2 + replacing["standard_error"] ** 2) ** 0.5
+    ahead = ("ahead of" if gap > 2 * noise else "tied with" if gap > -2 * noise else "behind")
+    lines = list(numbers["lines"].values())
+    wins = sum(o < r for o, r in zip(lines[0]["mean"], lines[1]["mean"], strict=True))
+    worst = accumulating["mean_steps"] > max(online["mean_steps"], replacing["mean_steps"])
+    verdict = (f"true online SARSA(λ) is {ahead} replacing traces at their best alphas ({-online['mean_steps']:.1f} "
+               f"against {-replacing['mean_steps']:.1f}, a gap of {gap:.1f} against two standard errors of "
+               f"{2 * noise:.1f}), and accumulating traces are {'the worst' if worst else 'not the worst'} "
+               f"({-accumulating['mean_steps']:.1f} at alpha = {accumulating['alpha_times_tilings']:g}/8); true online "
+               f"is ahead at {wins} of the {len(numbers['alphas'])} step sizes.")
+    return f"""### Figure 12.11: true online SARSA(λ) against SARSA(λ)
+
+```bash
+{command}
+```
+
+![Figure 12.11]({png})
+
+{numbers['runs']} runs, λ = {numbers['lambda']:g}, reward per episode over the first {numbers['first_episodes']}
+episodes, error bars of one standard error ({timing(numbers)}).
+
+{table(["method", "best alpha", "mean reward (± s.e.)",
+        f"episodes cut at {numbers['episode_cap']:,} steps (all alphas)"], rows)}
+
+The book: true online SARSA(λ) is best, ahead of replacing traces, and accumulating traces worst, good only
+at small step sizes. Here {verdict}
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options."""
+    parser = study_parser(__doc__, runs=100, episodes=20)
+    parser.add_argument("--lambda", dest="lam", type=unit_float, default=0.9, help="the trace decay")
+    parser.add_argument("--alphas", type=alpha_list, default=ALPHAS, help="step sizes alpha x tilings")
+    add_mountain_car_options(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse `argv`, run the study, write its figure, numbers and snippet."""
+    return run_study(STEM, __file__, argv, build_parser(), compute)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
