@@ -29,7 +29,7 @@ from rltorch.checkpoint_data import (
 )
 from rltorch.errors import RLTorchError
 from rltorch.keys import AfterstateKeys, StateActionKeys
-from rltorch.values import DoubleQ, QNetwork, QTable, VNetwork, VTable, WeightedQTable, WeightedVTable
+from rltorch.values import DoubleQ, NTupleNetwork, QNetwork, QTable, VNetwork, VTable, WeightedQTable, WeightedVTable
 from rltorch.values.base import ValueFunction, rltorch_class
 
 FORMAT = "rltorch-checkpoint"
@@ -37,7 +37,7 @@ VERSION = 2
 REQUIRED = ("config", "value_fn_config", "value_fn_state")
 RESUME = ("episodes", "schedule", "rng_state", "env_rng", "eval_env_rng")
 VALUE_FUNCTIONS = {cls.__name__: cls for cls in (QTable, VTable, WeightedQTable, WeightedVTable, QNetwork, VNetwork,
-                                                 DoubleQ)}
+                                                 DoubleQ, NTupleNetwork)}
 _TEMP_TAIL = re.compile(r"(?:(\d+)\.)?[a-z0-9_]{8}\.tmp")  # after ".NAME.": "PID.random.tmp" (or an old "random.tmp")
 
 

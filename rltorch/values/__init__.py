@@ -4,6 +4,7 @@ from rltorch.values.base import ValueFunction
 from rltorch.values.double import DoubleQ, DoubleQTables
 from rltorch.values.encoders import Encoder, PairEncoder, SpaceEncoder, space_encoder
 from rltorch.values.networks import QNetwork, VNetwork
+from rltorch.values.ntuple import NTupleNetwork
 from rltorch.values.tables import QTable, Table, VTable
 from rltorch.values.weighted import WeightedQTable, WeightedVTable
 
@@ -13,6 +14,7 @@ __all__ = [
     "Encoder",
     "SpaceEncoder",
     "PairEncoder",
+    "NTupleNetwork",
     "QNetwork",
     "QTable",
     "Table",
