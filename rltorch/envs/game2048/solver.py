@@ -13,6 +13,8 @@ its action in every board). The start is two tiles on an empty board, as the env
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -277,3 +279,18 @@ def policy_action(board: int, size: int, goal: int, tables: tuple, act: Callable
     if action not in legal:
         raise ValueError(f"the policy chose {action}, not a legal slide of {unpack(board, size)}")
     return int(action)
+
+
+@cache
+def optimum(size: int, goal: int) -> float:
+    """The optimal expected score from the start (cached per board size and goal exponent)."""
+    layers, _ = reachable_layers(size, goal)
+    return start_value(size, layers, solve(size, layers, SCORE, goal=goal))
+
+
+def agent_report(size: int, goal: int, agent: Any) -> dict[str, float]:
+    """An agent's exact expected score (`agent.act(board, legal)` in every board it reaches) and its gap."""
+    layers, actions = policy_layers(size, goal, agent.act)
+    score = start_value(size, layers, solve(size, layers, POLICY, goal=goal, policy=actions))
+    best = optimum(size, goal)
+    return {"expected_score": score, "optimum": best, "gap": best - score}
