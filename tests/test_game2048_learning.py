@@ -36,8 +36,8 @@ def test_a_key_reads_its_reward_plus_the_sum_of_its_features_shared_over_the_sym
     for image in symmetries(3):
         turned = tuple(board[image.index(index)] for index in range(9))
         assert network.value(turned) == pytest.approx(network.value(board), abs=1e-9)
-    cells, offsets = network.cells, network.offsets
-    by_hand = sum(float(network.weights[offsets[f] + sum(board[c] << (4 * j) for j, c in enumerate(cells[f][:network.lengths[f]]))])
+    cells = [row[:length] for row, length in zip(network.cells, network.lengths, strict=True)]
+    by_hand = sum(float(network.weights[network.offsets[f] + sum(board[c] << (4 * j) for j, c in enumerate(cells[f]))])
                   for f in range(len(cells)))
     assert network.value(board) == pytest.approx(by_hand, abs=1e-9)
     assert network.value((board, 12)) == pytest.approx(12 + by_hand, abs=1e-9)
