@@ -25,6 +25,7 @@ from rltorch.values.base import ValueFunction
 from rltorch.values.ntuple_kernels import add_to_board, batch_indices, board_value
 
 MAX_TUPLE_CELLS = 8  # a table of 16 ** 8 float32 entries is 16 GiB
+MAX_CELLS = 16  # a packed board holds 16 cells of 4 bits
 
 
 def default_tuples(size: int) -> list[tuple[int, ...]]:
@@ -80,6 +81,8 @@ def parse_tuples(text: str) -> list[tuple[int, ...]]:
         raise argparse.ArgumentTypeError(f"{text!r} is not tuples of cells such as '0,1,2,3;0,1,4,5'") from None
     if not tuples:
         raise argparse.ArgumentTypeError("give at least one tuple of cells")
+    if any(not 0 <= cell < MAX_CELLS for cells in tuples for cell in cells):
+        raise argparse.ArgumentTypeError(f"cells are numbered 0 to {MAX_CELLS - 1} (a 4x4 board at most), got {text!r}")
     return tuples
 
 

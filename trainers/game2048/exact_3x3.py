@@ -132,7 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
     parser = make_parser(__doc__)
     group = parser.add_argument_group("study")
-    group.add_argument("--goal", type=int, default=128, help="the game ends when a tile this large appears")
+    group.add_argument("--goal", type=at_most(positive_int, 1 << 15), default=128,
+                       help="the game ends when a tile this large appears")
     group.add_argument("--episodes", type=at_most(positive_int, 10**7), default=20_000, help="games per learner")
     group.add_argument("--alpha", type=step_size, default=0.1, help="step size of both learners")
     group.add_argument("--simulations", type=at_most(positive_int, 10**7), default=10_000,

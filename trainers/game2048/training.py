@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -141,3 +142,9 @@ def curve(results: np.ndarray, block: int) -> dict[str, list[float]]:
             "reach_4096": [float((part[:, RESULT_MAX_TILE] >= 12).mean()) for part in blocks],
             "td_error": [float(part[:, RESULT_ABS_ERROR].sum() / max(part[:, RESULT_ERRORS].sum(), 1.0))
                          for part in blocks]}
+
+
+if __name__ == "__main__":
+    print("training.py is a module of ntuple_4x4.py; run python trainers/game2048/ntuple_4x4.py --help",
+          file=sys.stderr)
+    sys.exit(2)
