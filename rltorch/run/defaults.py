@@ -70,6 +70,9 @@ ENV_DEFAULTS: dict[str, dict[str, Any]] = {
                                     "epsilon_start": 0.1, **_run(300, 5, 100, 100)},
     # Example 8.1: +1 at the goal only, the book's gamma 0.95 (a shorter way is worth more)
     "rltorch/DynaMaze-v0": _deterministic_world(300, gamma=0.95),
+    # 2048: undiscounted scores, greedy moves (the new tiles explore), afterstate keys (Szubert & Jaskowski 2014)
+    "rltorch/2048-v0": {"gamma": 1.0, "values": "afterstate", "epsilon_schedule": "constant", "epsilon_start": 0.0,
+                        **_run(1000, 5, 20, 100)},
 }
 
 # Monte Carlo changes nothing within an episode: on a world without a time limit its greedy policy can
