@@ -29,7 +29,11 @@ MAX_CELLS = 16  # a packed board holds 16 cells of 4 bits
 
 
 def default_tuples(size: int) -> list[tuple[int, ...]]:
-    """A board size's tuples: on 4 x 4 two 2 x 3 rectangles and two 'row and a half' 6-tuples; else rows and squares."""
+    """A board size's tuples: on 4 x 4 two 2 x 3 rectangles and two 'row and a half' 6-tuples.
+
+    Else an edge row, the next row and a corner 2 x 2 square read in two cell orders (on 3 x 3 both squares are
+    images of one corner square under the symmetries, so its weights come twice).
+    """
     if size == 4:
         return [(0, 1, 2, 3, 4, 5), (4, 5, 6, 7, 8, 9), (0, 1, 2, 4, 5, 6), (4, 5, 6, 8, 9, 10)]
     return [tuple(range(size)), tuple(range(size, 2 * size)), (0, 1, size, size + 1), (1, 2, size + 1, size + 2)]

@@ -54,8 +54,8 @@ def optimum(goal: int, simulations: int, seed: int) -> dict[str, Any]:
             "memory_mb": round((boards.nbytes * 3 + actions.nbytes) / 2**20), "expected_score": score,
             "reach_probability": reach, "simulation": {"games": simulations, "seed": seed,
                                                        "mean": float(scores.mean()), "standard_error": error,
-                                                       "within_3_standard_errors": abs(scores.mean() - score)
-                                                       <= 3 * error}}
+                                                       "within_3_standard_errors": bool(abs(scores.mean() - score)
+                                                                                    <= 3 * error)}}
 
 
 def learner(value_fn: Any, args: argparse.Namespace, best: float) -> dict[str, Any]:
