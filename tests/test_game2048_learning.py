@@ -91,11 +91,13 @@ NTUPLE = ["train", "--env", "rltorch/2048-v0", "--size", "3", "--values", "after
 def test_the_command_line_trains_an_ntuple_network_with_data_only_checkpoints_that_resume_exactly(tmp_path,
                                                                                                   monkeypatch):
     monkeypatch.chdir(tmp_path)
-    assert main([*NTUPLE, "--episodes", "20", *QUIET, "--run-name", "cut"]) == 0
+    tuples = ["--tuples", "0,1,2;0,1,3,4"]  # kept in the run's settings as text, read back on resume
+    assert main([*NTUPLE, *tuples, "--episodes", "20", *QUIET, "--run-name", "cut"]) == 0
     assert main(["train", "--resume", "checkpoints/cut.pt", "--episodes", "40", "--no-progress"]) == 0
-    assert main([*NTUPLE, "--episodes", "40", *QUIET, "--run-name", "whole"]) == 0
+    assert main([*NTUPLE, *tuples, "--episodes", "40", *QUIET, "--run-name", "whole"]) == 0
     cut, whole = (torch.load(tmp_path / "checkpoints" / f"{name}.pt", weights_only=True) for name in ("cut", "whole"))
     assert cut["value_fn_config"]["class"] == "NTupleNetwork" and cut["episodes"] == whole["episodes"] == 40
+    assert cut["value_fn_config"]["tuples"] == [[0, 1, 2], [0, 1, 3, 4]]
     assert torch.equal(cut["value_fn_state"]["weights"], whole["value_fn_state"]["weights"])
 
 

@@ -19,7 +19,7 @@ from rltorch.run.cli import main as cli_main
 from rltorch.run.cli import train, train_parser
 from rltorch.run.output import run_name
 from rltorch.run.session import check_new_run, checkpoint_lock
-from rltorch.values.ntuple import parse_tuples
+from rltorch.values.ntuple import tuples_option
 from trainers.chapter5 import blackjack_figures, blackjack_mc
 from trainers.compare_tables import compare_tables
 from trainers.networks import generalization
@@ -42,7 +42,7 @@ BAD = {  # bad values for each argument type, each with a reason it is bad
     blackjack_mc.start_state: ["13,2", "22,2,1", "13,0,1", "x"],
     blackjack_figures.episode_counts: ["0", "x", "10,-5"],
     algorithm_name: ["zzz", "3d:x", "mod:", ":Class"],
-    parse_tuples: ["x", "0,1;a", "16", "0,-1", ";"],
+    tuples_option: ["x", "0,1;a", "16", "0,-1", ";"],
 }
 PARSERS = {  # (script, parser, arguments it needs in any case)
     "sarsa_trainer.py": (lambda: train_parser("rltorch/TicTacToe-v0", "sarsa", "d"), []),

@@ -36,7 +36,7 @@ from rltorch.run.session import check_new_run, checkpoint_lock, run_settings
 from rltorch.trainers import Trainer
 from rltorch.values import QNetwork, QTable, ValueFunction, VNetwork, VTable
 from rltorch.values.encoders import space_encoder
-from rltorch.values.ntuple import ntuple_for_env, parse_tuples
+from rltorch.values.ntuple import ntuple_for_env, tuples_option
 from rltorch.values.weighted import WeightedQTable
 
 # upper bounds of the learning options, checked at parse time: far past any real run, short of overflow or a hang
@@ -64,7 +64,7 @@ def add_learning_options(parser: argparse.ArgumentParser, algorithm: str | None)
                           help="seed of every random choice in the run")
     learning.add_argument("--value-fn", choices=("table", "mlp", "ntuple"), default="table",
                           help="a dict-backed table, a neural network, or an n-tuple network (2048 boards)")
-    learning.add_argument("--tuples", type=parse_tuples, help="ntuple: cells of each tuple, e.g. '0,1,2;3,4,5'")
+    learning.add_argument("--tuples", type=tuples_option, help="ntuple: cells of each tuple, e.g. '0,1,2;3,4,5'")
     learning.add_argument("--hidden", type=at_most(positive_int, MAX_WIDTH), nargs="+", default=[64],
                           help="mlp hidden layer widths")
     learning.add_argument("--lr", type=at_most(positive_float, MAX_LR), default=1e-3, help="mlp Adam learning rate")

@@ -90,11 +90,18 @@ def parse_tuples(text: str) -> list[tuple[int, ...]]:
     return tuples
 
 
-def ntuple_for_env(env: Any, tuples: Sequence[Sequence[int]] | None, alpha: float) -> NTupleNetwork:
+def tuples_option(text: str) -> str:
+    """The `--tuples` option: checked as `parse_tuples` checks it, kept as text (a run's settings are plain data)."""
+    return ";".join(",".join(map(str, cells)) for cells in parse_tuples(text))
+
+
+def ntuple_for_env(env: Any, tuples: str | Sequence[Sequence[int]] | None, alpha: float) -> NTupleNetwork:
     """The n-tuple network for an env with square boards (`size`), or one line (RLTorchError) saying why not."""
     size = getattr(env.unwrapped, "size", None)
     if not isinstance(size, int) or not hasattr(env.unwrapped, "afterstate"):
         raise RLTorchError("--value-fn ntuple needs an env of square boards with afterstates (rltorch/2048-v0)")
+    if isinstance(tuples, str):
+        tuples = parse_tuples(tuples)
     try:
         return NTupleNetwork(size, tuples, alpha)
     except ValueError as error:
