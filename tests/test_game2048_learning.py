@@ -105,6 +105,7 @@ def test_the_command_line_trains_an_ntuple_network_with_data_only_checkpoints_th
     (["--size", "1"], "board size must be 2, 3 or 4"),
     (["--tuples", "0,1,9"], "does not fit a 3x3 board"),
     (["--tuples", "0,0"], "does not fit a 3x3 board"),
+    (["--values", "q"], "use it with --values afterstate"),
 ])
 def test_bad_options_get_one_line_and_no_files(argv, message, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)

@@ -119,7 +119,7 @@ def build_value_fn(args: argparse.Namespace, env: Any, algorithm: str) -> ValueF
     sample_average = getattr(args, "sample_average", False) and algorithm.startswith("mc")
     alpha = None if sample_average else args.alpha
     if args.value_fn == "ntuple":
-        return ntuple_for_env(env, getattr(args, "tuples", None), args.alpha)
+        return ntuple_for_env(env, getattr(args, "tuples", None), args.alpha, args.values)
     if args.value_fn == "table":
         if algorithm == "mc-offpolicy":
             return WeightedQTable()

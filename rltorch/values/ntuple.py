@@ -95,8 +95,11 @@ def tuples_option(text: str) -> str:
     return ";".join(",".join(map(str, cells)) for cells in parse_tuples(text))
 
 
-def ntuple_for_env(env: Any, tuples: str | Sequence[Sequence[int]] | None, alpha: float) -> NTupleNetwork:
+def ntuple_for_env(env: Any, tuples: str | Sequence[Sequence[int]] | None, alpha: float,
+                   values: str = "afterstate") -> NTupleNetwork:
     """The n-tuple network for an env with square boards (`size`), or one line (RLTorchError) saying why not."""
+    if values != "afterstate":
+        raise RLTorchError("--value-fn ntuple values boards: use it with --values afterstate")
     size = getattr(env.unwrapped, "size", None)
     if not isinstance(size, int) or not hasattr(env.unwrapped, "afterstate"):
         raise RLTorchError("--value-fn ntuple needs an env of square boards with afterstates (rltorch/2048-v0)")
