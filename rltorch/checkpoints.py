@@ -32,6 +32,7 @@ from rltorch.keys import AfterstateKeys, StateActionKeys
 from rltorch.values import (
     DoubleQ,
     LinearValueFunction,
+    NTupleNetwork,
     QNetwork,
     QTable,
     VNetwork,
@@ -46,7 +47,8 @@ VERSION = 2
 REQUIRED = ("config", "value_fn_config", "value_fn_state")
 RESUME = ("episodes", "schedule", "rng_state", "env_rng", "eval_env_rng")
 VALUE_FUNCTIONS = {cls.__name__: cls for cls in (QTable, VTable, WeightedQTable, WeightedVTable, QNetwork, VNetwork,
-                                                 DoubleQ, LinearValueFunction)}
+                                                 DoubleQ, LinearValueFunction,
+                                                 NTupleNetwork)}
 _TEMP_TAIL = re.compile(r"(?:(\d+)\.)?[a-z0-9_]{8}\.tmp")  # after ".NAME.": "PID.random.tmp" (or an old "random.tmp")
 
 

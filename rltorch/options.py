@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,7 @@ class Option:
     choices: tuple[Any, ...] | None = None
     many: bool = False
     spelling: str | None = None
+    check: Callable[[str], Any] | None = None  # a text option's parser (its errors refuse the value)
 
     @property
     def flag(self) -> str:

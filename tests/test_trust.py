@@ -21,6 +21,7 @@ from rltorch.run.output import run_name
 from rltorch.run.session import check_new_run, checkpoint_lock
 from rltorch.run.sweep import sweep_axis
 from rltorch.run.value_functions import value_function_name
+from rltorch.values.ntuple import tuples_option
 from trainers.chapter5 import blackjack_figures, blackjack_mc
 from trainers.compare_tables import compare_tables
 from trainers.networks import generalization
@@ -45,6 +46,7 @@ BAD = {  # bad values for each argument type, each with a reason it is bad
     algorithm_name: ["zzz", "3d:x", "mod:", ":Class"],
     value_function_name: ["zzz", "3d:x", "mod:", ":Class"],
     sweep_axis: ["alpha=1:0:0.1", "beta=1", "algo=mc", "alpha=2"],
+    tuples_option: ["x", "0,1;a", "16", "0,-1", ";"],
 }
 PARSERS = {  # (script, parser, arguments it needs in any case)
     "sarsa_trainer.py": (lambda: train_parser("rltorch/TicTacToe-v0", "sarsa", "d"), []),

@@ -14,6 +14,7 @@ REGISTRATIONS = (
     *windy_gridworld.REGISTRATIONS,
     *max_bias.REGISTRATIONS,
     *dyna_maze.REGISTRATIONS,
+    ("rltorch/2048-v0", "rltorch.envs.game2048.env:Game2048Env", None),
 )
 
 for _id, _entry, _kwargs in REGISTRATIONS:

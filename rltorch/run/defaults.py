@@ -75,6 +75,9 @@ ENV_DEFAULTS: dict[str, dict[str, Any]] = {
     # optimistic), gamma 1 and the book's task, which has no time limit (Gymnasium cuts it at 200 steps)
     "MountainCar-v0": {"gamma": 1.0, "alpha": 0.5, "value_fn": "tiles", "epsilon_schedule": "constant",
                        "epsilon_start": 0.0, "max_episode_steps": 0, **_run(500, 5, 10, 10)},
+    # 2048: undiscounted scores, greedy moves (the new tiles explore), afterstate keys (Szubert & Jaskowski 2014)
+    "rltorch/2048-v0": {"gamma": 1.0, "values": "afterstate", "epsilon_schedule": "constant", "epsilon_start": 0.0,
+                        **_run(1000, 5, 20, 100)},
 }
 
 # Monte Carlo changes nothing within an episode: on a world without a time limit its greedy policy can

@@ -26,6 +26,8 @@ MAX_SEED = 2**32 - 1  # numpy's and most libraries' seed range
 
 def declared_type(option: Option) -> Callable[[str], Any] | None:
     """The parser of a declared option's value: a checked number within its bounds, or None for text."""
+    if option.check is not None:
+        return option.check
     if option.type is int:
         base = {0: non_negative_int, 1: positive_int}.get(option.minimum, integer)
     elif option.type is float and (option.minimum, option.maximum) == (0, 1):

@@ -28,6 +28,7 @@ from rltorch.values.base import imported_class
 from rltorch.values.encoders import Encoder, space_encoder
 from rltorch.values.feature_encoder import FeatureEncoder
 from rltorch.values.linear import LinearValueFunction
+from rltorch.values.ntuple import ntuple_for_env, tuples_option
 from rltorch.values.weighted import WeightedQTable
 
 Builder = Callable[[RunConfig, Any, type[Trainer]], ValueFunction]
@@ -118,6 +119,11 @@ def fourier(options: dict[str, Any], low: list[float], high: list[float]) -> Fea
     return FourierBasis(options["order"], low, high)
 
 
+def ntuple(config: RunConfig, env: Any, algorithm: type[Trainer]) -> ValueFunction:
+    """The n-tuple network over an env's square boards (2048), with `--alpha` and `--tuples`."""
+    return ntuple_for_env(env, config.value_fn_options["tuples"], config.alpha, config.values)
+
+
 ORDER = Option("order", int, 5, "polynomial and fourier: the order of the basis", minimum=0, maximum=1000)
 TILE_OPTIONS = (
     Option("tilings", int, 8, "tiles: offset tilings; --alpha is the book's numerator, alpha / tilings per weight",
@@ -140,6 +146,8 @@ VALUE_FUNCTIONS: dict[str, ValueFunctionKind] = {
         "groups", int, 10, "aggregation: groups per state dimension", minimum=1, maximum=10**6),), linear(aggregation)),
     "polynomial": ValueFunctionKind("linear in a polynomial basis", (ORDER,), linear(polynomial)),
     "fourier": ValueFunctionKind("linear in a Fourier basis", (ORDER,), linear(fourier)),
+    "ntuple": ValueFunctionKind("an n-tuple network over board afterstates (2048)", (Option(
+        "tuples", str, None, "ntuple: cells of each tuple, e.g. '0,1,2;3,4,5'", check=tuples_option),), ntuple),
 }
 
 

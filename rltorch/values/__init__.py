@@ -5,6 +5,7 @@ from rltorch.values.double import DoubleQ, DoubleQTables
 from rltorch.values.encoders import Encoder, PairEncoder, SpaceEncoder, space_encoder
 from rltorch.values.linear import LinearValueFunction
 from rltorch.values.networks import QNetwork, VNetwork
+from rltorch.values.ntuple import NTupleNetwork
 from rltorch.values.tables import QTable, Table, VTable
 from rltorch.values.weighted import WeightedQTable, WeightedVTable
 
@@ -15,6 +16,7 @@ __all__ = [
     "LinearValueFunction",
     "SpaceEncoder",
     "PairEncoder",
+    "NTupleNetwork",
     "QNetwork",
     "QTable",
     "Table",
