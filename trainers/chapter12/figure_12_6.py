@@ -6,37 +6,20 @@ measure and checks: `trainers.chapter12.lambda_walk`.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
-from rltorch.run.studies import StudyResult, run_study
-from trainers.chapter12 import lambda_walk
-from trainers.chapter12.lambda_walk import compute_grid, grid_markdown
+from trainers.chapter12.lambda_walk import run_figure
 
 STEM = "figure_12_6_td_lambda"
 BOOK = ('The book: TD(λ) does about as well as the offline λ-return at small α and its best λ is again '
         'intermediate (near 0.8), but at large α and large λ it does much worse and can diverge.')
+ALGORITHM = "td-lambda"
 TITLE = "Figure 12.6: TD(λ) with accumulating traces on the 19-state random walk"
-
-
-def compute(args: argparse.Namespace) -> StudyResult:
-    """The λ × α grid."""
-    return compute_grid(args, "td-lambda", TITLE, markdown)
-
-
-def markdown(numbers: dict, command: str, png: str) -> str:
-    """The README snippet."""
-    return grid_markdown(TITLE, BOOK, numbers, command, png)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The script's options (the λ × α grid's)."""
-    return lambda_walk.build_parser(__doc__)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse `argv`, run the study, write its figure, numbers and snippet."""
-    return run_study(STEM, __file__, argv, build_parser(), compute)
+    return run_figure(STEM, __file__, __doc__, ALGORITHM, TITLE, BOOK, argv)
 
 
 if __name__ == "__main__":

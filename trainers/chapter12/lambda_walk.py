@@ -16,7 +16,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from rltorch.features import StateAggregation
-from rltorch.run.studies import StudyResult, study_parser, table, timing
+from rltorch.run.studies import StudyResult, run_study, study_parser, table, timing
 from trainers.chapter7.nstep_random_walk import numbers_list
 from trainers.chapter9.lanes import Markdown, band, finite, finite_curve, mean_and_se, run_settings
 
@@ -100,6 +100,18 @@ def build_parser(description: str) -> argparse.ArgumentParser:
     parser.add_argument("--alphas", type=numbers_list(float, "step sizes in [0, 1]"), default=ALPHAS,
                         help="the step sizes")
     return parser
+
+
+def run_figure(stem: str, script: str, description: str | None, algorithm: str, title: str, book: str,
+               argv: list[str] | None) -> int:
+    """Run one λ × α figure script: parse `argv`, compute `algorithm`'s grid, write its figure, numbers, snippet."""
+    def compute(args: argparse.Namespace) -> StudyResult:
+        return compute_grid(args, algorithm, title, markdown)
+
+    def markdown(numbers: dict, command: str, png: str) -> str:
+        return grid_markdown(title, book, numbers, command, png)
+
+    return run_study(stem, script, argv, build_parser(description), compute)
 
 
 if __name__ == "__main__":
