@@ -19,9 +19,9 @@ import torch
 from matplotlib.figure import Figure
 
 from rltorch.run.options import at_most, positive_int
-from rltorch.run.studies import MAX_EPISODES, StudyResult, run_study, study_parser, timing
+from rltorch.run.studies import MAX_EPISODES, StudyResult, run_study, timing
 from trainers.chapter10.engine import ACTIONS, BOOK_HIGH, BOOK_LOW, Lanes, book_coder
-from trainers.chapter10.runs import MAX_CAP, add_mountain_car_options, capped, settings_of
+from trainers.chapter10.runs import MAX_CAP, capped, mountain_car_parser, option, settings_of
 
 STEM = "figure_10_1_mountain_car_cost_to_go"
 FIRST_STEPS = 428
@@ -105,13 +105,11 @@ spiral ridge around the valley's floor.
 
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
-    parser = study_parser(__doc__, runs=None, episodes=None, alpha=0.5 / 8)
-    parser.add_argument("--first-steps", type=at_most(positive_int, MAX_CAP), default=FIRST_STEPS,
-                        help="steps of the first panel")
-    parser.add_argument("--checkpoints", type=episode_list, default=EPISODES,
-                        help="episodes after which the other panels are drawn")
-    add_mountain_car_options(parser)
-    return parser
+    first = option("--first-steps", type=at_most(positive_int, MAX_CAP), default=FIRST_STEPS,
+                   help="steps of the first panel")
+    checkpoints = option("--checkpoints", type=episode_list, default=EPISODES,
+                         help="episodes after which the other panels are drawn")
+    return mountain_car_parser(__doc__, first, checkpoints, runs=None, episodes=None, alpha=0.5 / 8)
 
 
 def main(argv: list[str] | None = None) -> int:

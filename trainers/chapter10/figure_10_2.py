@@ -11,13 +11,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rltorch.run.studies import StudyResult, run_study, study_parser, timing
+from rltorch.run.studies import StudyResult, run_study, timing
 from trainers.chapter10.runs import (
-    add_mountain_car_options,
-    alpha_list,
+    alphas_option,
     curves_summary,
     curves_table,
     draw_curves,
+    mountain_car_parser,
     play,
     settings_of,
 )
@@ -61,10 +61,7 @@ to between about 100 and 200 steps by episode 500. Here, fewest steps over the f
 
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
-    parser = study_parser(__doc__, runs=100, episodes=500)
-    parser.add_argument("--alphas", type=alpha_list, default=ALPHAS, help="step sizes alpha x tilings")
-    add_mountain_car_options(parser)
-    return parser
+    return mountain_car_parser(__doc__, alphas_option(ALPHAS), runs=100, episodes=500)
 
 
 def main(argv: list[str] | None = None) -> int:

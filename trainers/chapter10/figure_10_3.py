@@ -11,12 +11,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rltorch.run.studies import StudyResult, run_study, study_parser, timing
+from rltorch.run.studies import StudyResult, run_study, timing
 from trainers.chapter10.runs import (
-    add_mountain_car_options,
     curves_summary,
     curves_table,
     draw_curves,
+    mountain_car_parser,
     play,
     settings_of,
 )
@@ -61,9 +61,7 @@ episode); over the last 100, {eight['mean_last_100']:.0f} against {one['mean_las
 
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
-    parser = study_parser(__doc__, runs=100, episodes=500)
-    add_mountain_car_options(parser)
-    return parser
+    return mountain_car_parser(__doc__, runs=100, episodes=500)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,9 +11,17 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rltorch.run.studies import StudyResult, run_study, study_parser, table, timing
+from rltorch.run.studies import StudyResult, run_study, timing
 from trainers.chapter7.nstep_random_walk import numbers_list
-from trainers.chapter10.runs import add_mountain_car_options, alpha_list, draw_sweep, sweep_numbers
+from trainers.chapter10.runs import (
+    alphas_option,
+    draw_sweep,
+    mountain_car_parser,
+    option,
+    sweep_curves,
+    sweep_numbers,
+    sweep_table,
+)
 
 STEM = "figure_10_4_mountain_car_n_alpha"
 NS = (1, 2, 4, 8, 16)
@@ -24,9 +32,7 @@ def compute(args: argparse.Namespace) -> StudyResult:
     """Every (n, alpha) over the same runs: mean steps per episode over the first --episodes episodes."""
     lines = {f"n = {n}": ("nstep-sarsa", n, 0.0) for n in args.ns}
     numbers = sweep_numbers(args, lines, args.episodes)
-    steps = [round(1000 * alpha) for alpha in args.alphas]
-    curves = {f"mean_steps_by_1000_alpha_x_tilings/n_{n}": (steps, line["mean"])
-              for n, line in zip(args.ns, numbers["lines"].values(), strict=True)}
+    curves = sweep_curves(numbers, "mean_steps_by_1000_alpha_x_tilings", [f"n_{n}" for n in args.ns])
     figure = draw_sweep(numbers, "Figure 10.4: n-step SARSA on Mountain Car, early performance",
                         f"steps per episode, mean of the first {args.episodes} episodes and {args.runs} runs",
                         (220, 300))
@@ -36,8 +42,6 @@ def compute(args: argparse.Namespace) -> StudyResult:
 def markdown(numbers: dict, command: str, png: str) -> str:
     """The README snippet: the command, each n's best alpha beside the book's, and what matches."""
     best = numbers["best"]
-    rows = [[label, f"{b['alpha_times_tilings']:g}/8", f"{b['mean_steps']:.1f} ± {b['standard_error']:.1f}",
-             sum(numbers["lines"][label]["capped_episodes"])] for label, b in best["by_line"].items()]
     top = best["by_line"][best["best_line"]]
     others = [b["mean_steps"] for label, b in best["by_line"].items() if label != best["best_line"]]
     verdict = (f"{'Holds' if best['best_line'] == 'n = 4' else 'Does not hold'}: the best here is {best['best_line']} "
@@ -56,8 +60,7 @@ def markdown(numbers: dict, command: str, png: str) -> str:
 {numbers['runs']} runs, mean steps per episode over the first {numbers['first_episodes']} episodes, error bars
 of one standard error ({timing(numbers)}).
 
-{table(["n", "best alpha", "mean steps (± s.e.)", f"episodes cut at {numbers['episode_cap']:,} steps (all alphas)"],
-       rows)}
+{sweep_table(numbers, "n", "mean steps")}
 
 The book: n = 4 is best, near 240 steps. {verdict}
 """
@@ -65,11 +68,8 @@ The book: n = 4 is best, near 240 steps. {verdict}
 
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
-    parser = study_parser(__doc__, runs=100, episodes=50)
-    parser.add_argument("--ns", type=numbers_list(int, "n from 1 up"), default=NS, help="the values of n")
-    parser.add_argument("--alphas", type=alpha_list, default=ALPHAS, help="step sizes alpha x tilings")
-    add_mountain_car_options(parser)
-    return parser
+    return mountain_car_parser(__doc__, option("--ns", type=numbers_list(int, "n from 1 up"), default=NS,
+                                               help="the values of n"), alphas_option(ALPHAS), runs=100, episodes=50)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,12 +24,13 @@ from matplotlib.figure import Figure
 
 from rltorch.run.many_runs import map_run_batches, progress
 from rltorch.run.options import at_most, positive_float, positive_int
-from rltorch.run.studies import table
+from rltorch.run.studies import study_parser, table
 from trainers.chapter10.engine import CODES, Lanes, Settings, book_coder
 
 EPISODE_CAP = 10_000
 MAX_CAP = 10**8
 RUNS_PER_BATCH = 10  # runs a rank plays at once (progress in steps of this many runs)
+Option = tuple[tuple[str, ...], dict[str, Any]]  # add_argument's flags and keywords
 
 
 def add_mountain_car_options(parser: argparse.ArgumentParser) -> None:
@@ -37,6 +38,25 @@ def add_mountain_car_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--episode-cap", type=at_most(positive_int, MAX_CAP), default=EPISODE_CAP,
                         help="cut an episode after this many steps (counted in the outputs)")
     parser.add_argument("--tilings", type=at_most(positive_int, 64), default=8, help="tilings of the tile coder")
+
+
+def option(*flags: str, **keywords: Any) -> Option:
+    """One option of a script: `parser.add_argument(*flags, **keywords)` later."""
+    return flags, keywords
+
+
+def alphas_option(default: Sequence[float]) -> Option:
+    """The --alphas option: step sizes alpha x tilings."""
+    return option("--alphas", type=alpha_list, default=default, help="step sizes alpha x tilings")
+
+
+def mountain_car_parser(description: str | None, *options: Option, **defaults: Any) -> argparse.ArgumentParser:
+    """`study_parser(description, **defaults)`, then the script's `options` in order, then the Mountain Car ones."""
+    parser = study_parser(description, **defaults)
+    for flags, keywords in options:
+        parser.add_argument(*flags, **keywords)
+    add_mountain_car_options(parser)
+    return parser
 
 
 def settings_of(algorithm: str, alpha_times_tilings: float, args: argparse.Namespace, n: int = 1,
@@ -176,6 +196,22 @@ def sweep_numbers(args: argparse.Namespace, lines: dict[str, tuple[str, int, flo
                "lines": sweep(args, lines, episodes)}
     numbers["best"] = best_of(numbers)
     return numbers
+
+
+def sweep_curves(numbers: dict[str, Any], name: str, keys: Sequence[str], sign: float = 1.0) -> dict[str, Any]:
+    """A sweep's curves: each line's mean (`sign` -1: minus it) by 1000 x alpha x tilings, as name/key."""
+    steps = [round(1000 * alpha) for alpha in numbers["alphas"]]
+    return {f"{name}/{key}": (steps, line["mean"] if sign > 0 else [-m for m in line["mean"]])
+            for key, line in zip(keys, numbers["lines"].values(), strict=True)}
+
+
+def sweep_table(numbers: dict[str, Any], first: str, measure: str, sign: float = 1.0) -> str:
+    """A sweep's Markdown table: each line's best alpha, its mean (`sign` -1: minus it) ± s.e., the cut episodes."""
+    rows = [[label, f"{b['alpha_times_tilings']:g}/8",
+             f"{b['mean_steps'] if sign > 0 else -b['mean_steps']:.1f} ± {b['standard_error']:.1f}",
+             sum(numbers["lines"][label]["capped_episodes"])] for label, b in numbers["best"]["by_line"].items()]
+    return table([first, "best alpha", f"{measure} (± s.e.)",
+                  f"episodes cut at {numbers['episode_cap']:,} steps (all alphas)"], rows)
 
 
 if __name__ == "__main__":

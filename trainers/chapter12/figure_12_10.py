@@ -13,9 +13,17 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rltorch.run.studies import StudyResult, run_study, study_parser, table, timing
+from rltorch.run.studies import StudyResult, run_study, timing
 from trainers.chapter7.nstep_random_walk import numbers_list
-from trainers.chapter10.runs import add_mountain_car_options, alpha_list, draw_sweep, sweep_numbers
+from trainers.chapter10.runs import (
+    alphas_option,
+    draw_sweep,
+    mountain_car_parser,
+    option,
+    sweep_curves,
+    sweep_numbers,
+    sweep_table,
+)
 
 STEM = "figure_12_10_mountain_car_sarsa_lambda"
 LAMBDAS = (0.0, 0.68, 0.84, 0.92, 0.96, 0.98, 0.99)
@@ -26,9 +34,7 @@ def compute(args: argparse.Namespace) -> StudyResult:
     """Every (λ, alpha) over the same runs: mean steps per episode over the first --episodes episodes."""
     lines = {f"lambda = {lam:g}": ("sarsa-lambda-replacing", 1, lam) for lam in args.lambdas}
     numbers = sweep_numbers(args, lines, args.episodes)
-    steps = [round(1000 * alpha) for alpha in args.alphas]
-    curves = {f"mean_steps_by_1000_alpha_x_tilings/lambda_{lam:g}": (steps, line["mean"])
-              for lam, line in zip(args.lambdas, numbers["lines"].values(), strict=True)}
+    curves = sweep_curves(numbers, "mean_steps_by_1000_alpha_x_tilings", [f"lambda_{lam:g}" for lam in args.lambdas])
     figure = draw_sweep(numbers, "Figure 12.10: SARSA(lambda), replacing traces, on Mountain Car",
                         f"steps per episode, mean of the first {args.episodes} episodes and {args.runs} runs",
                         (170, 300))
@@ -38,8 +44,6 @@ def compute(args: argparse.Namespace) -> StudyResult:
 def markdown(numbers: dict, command: str, png: str) -> str:
     """The README snippet: the command, each λ's best alpha, and what matches the book."""
     best = numbers["best"]
-    rows = [[label, f"{b['alpha_times_tilings']:g}/8", f"{b['mean_steps']:.1f} ± {b['standard_error']:.1f}",
-             sum(numbers["lines"][label]["capped_episodes"])] for label, b in best["by_line"].items()]
     by_line = best["by_line"]
     ends = [by_line[label]["mean_steps"] for label in (next(iter(by_line)), next(reversed(by_line)))]
     top = by_line[best["best_line"]]
@@ -55,8 +59,7 @@ def markdown(numbers: dict, command: str, png: str) -> str:
 {numbers['runs']} runs, mean steps per episode over the first {numbers['first_episodes']} episodes, error bars
 of one standard error ({timing(numbers)}).
 
-{table(["λ", "best alpha", "mean steps (± s.e.)", f"episodes cut at {numbers['episode_cap']:,} steps (all alphas)"],
-       rows)}
+{sweep_table(numbers, "λ", "mean steps")}
 
 The book: an intermediate λ is best (its curves bottom out near 180-200 steps for λ around 0.9), below
 λ = 0 and λ = 0.99. {'Matches' if ok else 'Does not match'}: the best here is {best['best_line']} at
@@ -66,12 +69,9 @@ alpha = {top['alpha_times_tilings']:g}/8 with {top['mean_steps']:.1f} steps.
 
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
-    parser = study_parser(__doc__, runs=100, episodes=50)
-    parser.add_argument("--lambdas", type=numbers_list(float, "lambdas in [0, 1]"), default=LAMBDAS,
-                        help="the values of lambda")
-    parser.add_argument("--alphas", type=alpha_list, default=ALPHAS, help="step sizes alpha x tilings")
-    add_mountain_car_options(parser)
-    return parser
+    lambdas = option("--lambdas", type=numbers_list(float, "lambdas in [0, 1]"), default=LAMBDAS,
+                     help="the values of lambda")
+    return mountain_car_parser(__doc__, lambdas, alphas_option(ALPHAS), runs=100, episodes=50)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,8 +15,16 @@ import argparse
 import sys
 
 from rltorch.run.options import unit_float
-from rltorch.run.studies import StudyResult, run_study, study_parser, table, timing
-from trainers.chapter10.runs import add_mountain_car_options, alpha_list, draw_sweep, sweep_numbers
+from rltorch.run.studies import StudyResult, run_study, timing
+from trainers.chapter10.runs import (
+    alphas_option,
+    draw_sweep,
+    mountain_car_parser,
+    option,
+    sweep_curves,
+    sweep_numbers,
+    sweep_table,
+)
 
 STEM = "figure_12_11_mountain_car_true_online"
 ALPHAS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)  # alpha x 8
@@ -29,9 +37,7 @@ def compute(args: argparse.Namespace) -> StudyResult:
     """Every (method, alpha) over the same runs: mean reward per episode over the first --episodes episodes."""
     numbers = sweep_numbers(args, {label: (code, 1, args.lam) for label, code in LINES.items()}, args.episodes)
     numbers["lambda"] = args.lam
-    steps = [round(1000 * alpha) for alpha in args.alphas]
-    curves = {f"mean_reward_by_1000_alpha_x_tilings/{code}": (steps, [-m for m in line["mean"]])
-              for code, line in zip(LINES.values(), numbers["lines"].values(), strict=True)}
+    curves = sweep_curves(numbers, "mean_reward_by_1000_alpha_x_tilings", list(LINES.values()), sign=-1.0)
     figure = draw_sweep(numbers, f"Figure 12.11: SARSA(lambda) methods on Mountain Car, lambda = {args.lam:g}",
                         f"reward per episode, mean of the first {args.episodes} episodes and {args.runs} runs",
                         (-550, -150), sign=-1.0)
@@ -41,8 +47,6 @@ def compute(args: argparse.Namespace) -> StudyResult:
 def markdown(numbers: dict, command: str, png: str) -> str:
     """The README snippet: the command, each method's best alpha, and what matches the book."""
     best = numbers["best"]
-    rows = [[label, f"{b['alpha_times_tilings']:g}/8", f"{-b['mean_steps']:.1f} ± {b['standard_error']:.1f}",
-             sum(numbers["lines"][label]["capped_episodes"])] for label, b in best["by_line"].items()]
     by_line = best["by_line"]
     online, replacing, accumulating = (by_line[label] for label in LINES)
     gap = replacing["mean_steps"] - online["mean_steps"]
@@ -67,8 +71,7 @@ def markdown(numbers: dict, command: str, png: str) -> str:
 {numbers['runs']} runs, λ = {numbers['lambda']:g}, reward per episode over the first {numbers['first_episodes']}
 episodes, error bars of one standard error ({timing(numbers)}).
 
-{table(["method", "best alpha", "mean reward (± s.e.)",
-        f"episodes cut at {numbers['episode_cap']:,} steps (all alphas)"], rows)}
+{sweep_table(numbers, "method", "mean reward", sign=-1.0)}
 
 The book: true online SARSA(λ) is best, ahead of replacing traces, and accumulating traces worst, good only
 at small step sizes. Here {verdict}
@@ -77,11 +80,8 @@ at small step sizes. Here {verdict}
 
 def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
-    parser = study_parser(__doc__, runs=100, episodes=20)
-    parser.add_argument("--lambda", dest="lam", type=unit_float, default=0.9, help="the trace decay")
-    parser.add_argument("--alphas", type=alpha_list, default=ALPHAS, help="step sizes alpha x tilings")
-    add_mountain_car_options(parser)
-    return parser
+    lam = option("--lambda", dest="lam", type=unit_float, default=0.9, help="the trace decay")
+    return mountain_car_parser(__doc__, lam, alphas_option(ALPHAS), runs=100, episodes=20)
 
 
 def main(argv: list[str] | None = None) -> int:
