@@ -13,15 +13,7 @@ import sys
 
 from rltorch.run.studies import StudyResult, run_study, timing
 from trainers.chapter7.nstep_random_walk import numbers_list
-from trainers.chapter10.runs import (
-    alphas_option,
-    draw_sweep,
-    mountain_car_parser,
-    option,
-    sweep_curves,
-    sweep_numbers,
-    sweep_table,
-)
+from trainers.chapter10.runs import alphas_option, mountain_car_parser, option, sweep_study, sweep_table
 
 STEM = "figure_10_4_mountain_car_n_alpha"
 NS = (1, 2, 4, 8, 16)
@@ -31,12 +23,10 @@ ALPHAS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0, 1.2, 1.4, 1.6)  # alpha x
 def compute(args: argparse.Namespace) -> StudyResult:
     """Every (n, alpha) over the same runs: mean steps per episode over the first --episodes episodes."""
     lines = {f"n = {n}": ("nstep-sarsa", n, 0.0) for n in args.ns}
-    numbers = sweep_numbers(args, lines, args.episodes)
-    curves = sweep_curves(numbers, "mean_steps_by_1000_alpha_x_tilings", [f"n_{n}" for n in args.ns])
-    figure = draw_sweep(numbers, "Figure 10.4: n-step SARSA on Mountain Car, early performance",
-                        f"steps per episode, mean of the first {args.episodes} episodes and {args.runs} runs",
-                        (220, 300))
-    return StudyResult(figure, numbers, markdown, curves)
+    return sweep_study(args, lines, markdown, ("mean_steps_by_1000_alpha_x_tilings", [f"n_{n}" for n in args.ns]),
+                       "Figure 10.4: n-step SARSA on Mountain Car, early performance",
+                       f"steps per episode, mean of the first {args.episodes} episodes and {args.runs} runs",
+                       (220, 300))
 
 
 def markdown(numbers: dict, command: str, png: str) -> str:

@@ -24,7 +24,8 @@ from matplotlib.figure import Figure
 
 from rltorch.run.many_runs import map_run_batches, progress
 from rltorch.run.options import at_most, positive_float, positive_int
-from rltorch.run.studies import study_parser, table
+from rltorch.run.studies import StudyResult, study_parser, table
+from trainers.chapter9.lanes import Markdown
 from trainers.chapter10.engine import CODES, Lanes, Settings, book_coder
 
 EPISODE_CAP = 10_000
@@ -196,6 +197,15 @@ def sweep_numbers(args: argparse.Namespace, lines: dict[str, tuple[str, int, flo
                "lines": sweep(args, lines, episodes)}
     numbers["best"] = best_of(numbers)
     return numbers
+
+
+def sweep_study(args: argparse.Namespace, lines: dict[str, tuple[str, int, float]], markdown: Markdown,
+                curves: tuple[str, Sequence[str]], title: str, ylabel: str, ylim: tuple[float, float],
+                sign: float = 1.0) -> StudyResult:
+    """Play a sweep over the first --episodes episodes: its numbers, `draw_sweep`'s figure, curves (name, keys)."""
+    numbers = sweep_numbers(args, lines, args.episodes)
+    figure = draw_sweep(numbers, title, ylabel, ylim, sign=sign)
+    return StudyResult(figure, numbers, markdown, sweep_curves(numbers, *curves, sign=sign))
 
 
 def sweep_curves(numbers: dict[str, Any], name: str, keys: Sequence[str], sign: float = 1.0) -> dict[str, Any]:

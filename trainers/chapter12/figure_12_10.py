@@ -15,15 +15,7 @@ import sys
 
 from rltorch.run.studies import StudyResult, run_study, timing
 from trainers.chapter7.nstep_random_walk import numbers_list
-from trainers.chapter10.runs import (
-    alphas_option,
-    draw_sweep,
-    mountain_car_parser,
-    option,
-    sweep_curves,
-    sweep_numbers,
-    sweep_table,
-)
+from trainers.chapter10.runs import alphas_option, mountain_car_parser, option, sweep_study, sweep_table
 
 STEM = "figure_12_10_mountain_car_sarsa_lambda"
 LAMBDAS = (0.0, 0.68, 0.84, 0.92, 0.96, 0.98, 0.99)
@@ -33,12 +25,11 @@ ALPHAS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8)  # alpha x 8
 def compute(args: argparse.Namespace) -> StudyResult:
     """Every (λ, alpha) over the same runs: mean steps per episode over the first --episodes episodes."""
     lines = {f"lambda = {lam:g}": ("sarsa-lambda-replacing", 1, lam) for lam in args.lambdas}
-    numbers = sweep_numbers(args, lines, args.episodes)
-    curves = sweep_curves(numbers, "mean_steps_by_1000_alpha_x_tilings", [f"lambda_{lam:g}" for lam in args.lambdas])
-    figure = draw_sweep(numbers, "Figure 12.10: SARSA(lambda), replacing traces, on Mountain Car",
-                        f"steps per episode, mean of the first {args.episodes} episodes and {args.runs} runs",
-                        (170, 300))
-    return StudyResult(figure, numbers, markdown, curves)
+    keys = [f"lambda_{lam:g}" for lam in args.lambdas]
+    return sweep_study(args, lines, markdown, ("mean_steps_by_1000_alpha_x_tilings", keys),
+                       "Figure 12.10: SARSA(lambda), replacing traces, on Mountain Car",
+                       f"steps per episode, mean of the first {args.episodes} episodes and {args.runs} runs",
+                       (170, 300))
 
 
 def markdown(numbers: dict, command: str, png: str) -> str:

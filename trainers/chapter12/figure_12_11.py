@@ -16,15 +16,7 @@ import sys
 
 from rltorch.run.options import unit_float
 from rltorch.run.studies import StudyResult, run_study, timing
-from trainers.chapter10.runs import (
-    alphas_option,
-    draw_sweep,
-    mountain_car_parser,
-    option,
-    sweep_curves,
-    sweep_numbers,
-    sweep_table,
-)
+from trainers.chapter10.runs import alphas_option, mountain_car_parser, option, sweep_study, sweep_table
 
 STEM = "figure_12_11_mountain_car_true_online"
 ALPHAS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)  # alpha x 8
@@ -35,13 +27,13 @@ LINES = {"true online SARSA(lambda)": "true-online-sarsa-lambda",
 
 def compute(args: argparse.Namespace) -> StudyResult:
     """Every (method, alpha) over the same runs: mean reward per episode over the first --episodes episodes."""
-    numbers = sweep_numbers(args, {label: (code, 1, args.lam) for label, code in LINES.items()}, args.episodes)
-    numbers["lambda"] = args.lam
-    curves = sweep_curves(numbers, "mean_reward_by_1000_alpha_x_tilings", list(LINES.values()), sign=-1.0)
-    figure = draw_sweep(numbers, f"Figure 12.11: SARSA(lambda) methods on Mountain Car, lambda = {args.lam:g}",
-                        f"reward per episode, mean of the first {args.episodes} episodes and {args.runs} runs",
-                        (-550, -150), sign=-1.0)
-    return StudyResult(figure, numbers, markdown, curves)
+    result = sweep_study(args, {label: (code, 1, args.lam) for label, code in LINES.items()}, markdown,
+                         ("mean_reward_by_1000_alpha_x_tilings", list(LINES.values())),
+                         f"Figure 12.11: SARSA(lambda) methods on Mountain Car, lambda = {args.lam:g}",
+                         f"reward per episode, mean of the first {args.episodes} episodes and {args.runs} runs",
+                         (-550, -150), sign=-1.0)
+    result.numbers["lambda"] = args.lam
+    return result
 
 
 def markdown(numbers: dict, command: str, png: str) -> str:
