@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 from rltorch.features import StateAggregation
 from rltorch.run.studies import StudyResult, run_study, study_parser, table, timing
 from trainers.chapter7.nstep_random_walk import numbers_list
-from trainers.chapter9.lanes import Markdown, band, finite, finite_curve, mean_and_se, run_settings
+from trainers.chapter9.lanes import Markdown, draw_alpha_grid, finite, finite_curve, mean_and_se, run_settings
 
 LAMBDAS = (0.0, 0.4, 0.8, 0.9, 0.95, 0.975, 0.99, 1.0)
 ALPHAS = (0.0, 0.01, 0.025, 0.05, 0.075, 0.1, 0.125, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7,
@@ -52,20 +52,9 @@ def compute_grid(args: argparse.Namespace, algorithm: str, title: str, markdown:
 
 def draw(mean: np.ndarray, se: np.ndarray, args: argparse.Namespace, title: str) -> Figure:
     """Average RMS error against α, one line per λ (± 2 standard errors), on the book's axes."""
-    figure = Figure(figsize=(7.5, 5), layout="constrained")
-    axis = figure.subplots()
-    for i, lam in enumerate(args.lambdas):
-        line = axis.plot(args.alphas, mean[i], marker=".", label=f"λ={lam:g}")[0]
-        low, high = band(mean[i], se[i])
-        axis.fill_between(args.alphas, low, high, color=line.get_color(), alpha=0.2)
-    axis.set_ylim(0.25, 0.55)
-    axis.set_xlim(0, 1)
-    axis.set_xlabel("α")
-    axis.set_ylabel(f"RMS error over 19 states, averaged over the first {args.episodes} episodes")
-    axis.set_title(f"mean of {args.runs} runs (bands: ± 2 standard errors)", fontsize=9)
-    axis.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    figure.suptitle(title)
-    return figure
+    return draw_alpha_grid(mean, se, args.alphas, [f"λ={lam:g}" for lam in args.lambdas],
+                           f"RMS error over 19 states, averaged over the first {args.episodes} episodes",
+                           f"mean of {args.runs} runs (bands: ± 2 standard errors)", title)
 
 
 def grid_markdown(title: str, book: str, numbers: dict, command: str, png: str) -> str:

@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from rltorch.features import StateAggregation
 from rltorch.run.studies import StudyResult, run_study, study_parser, table, timing
 from trainers.chapter7.nstep_random_walk import numbers_list
-from trainers.chapter9.lanes import band, finite, finite_curve, mean_and_se, run_settings
+from trainers.chapter9.lanes import draw_alpha_grid, finite, finite_curve, mean_and_se, run_settings
 
 STEM = "figure_9_2_right_nstep_td"
 NS = tuple(2**k for k in range(10))
@@ -45,20 +45,10 @@ def compute(args: argparse.Namespace) -> StudyResult:
 
 def draw(mean: np.ndarray, se: np.ndarray, args: argparse.Namespace) -> Figure:
     """Average RMS error against α, one line per n (± 2 standard errors), on the book's axes."""
-    figure = Figure(figsize=(7.5, 5), layout="constrained")
-    axis = figure.subplots()
-    for i, n in enumerate(args.ns):
-        line = axis.plot(args.alphas, mean[i], marker=".", label=f"n={n}")[0]
-        low, high = band(mean[i], se[i])
-        axis.fill_between(args.alphas, low, high, color=line.get_color(), alpha=0.2)
-    axis.set_ylim(0.25, 0.55)
-    axis.set_xlim(0, 1)
-    axis.set_xlabel("α")
-    axis.set_ylabel(f"average RMS error over 1000 states and first {args.episodes} episodes")
-    axis.set_title(f"mean of {args.runs} runs, {GROUPS} groups (bands: ± 2 standard errors)", fontsize=9)
-    axis.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    figure.suptitle("Figure 9.2 (right): n-step semi-gradient TD on the 1000-state walk")
-    return figure
+    return draw_alpha_grid(mean, se, args.alphas, [f"n={n}" for n in args.ns],
+                           f"average RMS error over 1000 states and first {args.episodes} episodes",
+                           f"mean of {args.runs} runs, {GROUPS} groups (bands: ± 2 standard errors)",
+                           "Figure 9.2 (right): n-step semi-gradient TD on the 1000-state walk")
 
 
 def markdown(numbers: dict, command: str, png: str) -> str:

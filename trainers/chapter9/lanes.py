@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
+from matplotlib.figure import Figure
 
 from rltorch.engines.core import Model, model_arrays
 from rltorch.engines.linear_prediction import Quadratic, basis_of, run_linear_prediction
@@ -109,6 +110,24 @@ def band(mean: np.ndarray, se: np.ndarray, top: float = 1.0) -> tuple[np.ndarray
     would cover the axes)."""
     shown = np.isfinite(mean) & np.isfinite(se) & (mean < top)
     return np.where(shown, mean - 2 * se, np.nan), np.where(shown, mean + 2 * se, np.nan)
+
+def draw_alpha_grid(mean: np.ndarray, se: np.ndarray, alphas: Sequence[float], labels: Sequence[str], ylabel: str,
+                    subtitle: str, title: str) -> Figure:
+    """Average RMS error against α, one line per row of `mean` (± 2 standard errors), on the book's axes."""
+    figure = Figure(figsize=(7.5, 5), layout="constrained")
+    axis = figure.subplots()
+    for i, label in enumerate(labels):
+        line = axis.plot(alphas, mean[i], marker=".", label=label)[0]
+        low, high = band(mean[i], se[i])
+        axis.fill_between(alphas, low, high, color=line.get_color(), alpha=0.2)
+    axis.set_ylim(0.25, 0.55)
+    axis.set_xlim(0, 1)
+    axis.set_xlabel("α")
+    axis.set_ylabel(ylabel)
+    axis.set_title(subtitle, fontsize=9)
+    axis.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    figure.suptitle(title)
+    return figure
 
 
 if __name__ == "__main__":
