@@ -31,11 +31,17 @@ EXPECTED = ("Expected after the run: the mean-field weights w* − (I − αA)^T
 
 def compute(args: argparse.Namespace) -> StudyResult:
     """Run gradient MC, compare the weights with the exact asymptote, draw the figure."""
+    return aggregation_study(args, "gradient-mc", 0.0, "mc", "gradient MC", markdown_9_1)
+
+
+def aggregation_study(args: argparse.Namespace, algorithm: str, param: float, kind: str, method: str,
+                      markdown: Markdown) -> StudyResult:
+    """Run `algorithm` (`param`, --alpha) with GROUPS groups on the 1000-state walk; `weights_result` vs w_`kind`."""
     features = StateAggregation(GROUPS, 1, 1001)
     sticks = yardsticks("1000", features)
-    lanes = run_settings("1000", features, "gradient-mc", [(args.alpha, 0.0)], args.episodes, args)
-    return weights_result(args, sticks, lanes, "w_mc", "gradient MC", markdown_9_1,
-                          sticks.expected_weights("mc", args.alpha, args.episodes * sticks.steps))
+    lanes = run_settings("1000", features, algorithm, [(args.alpha, param)], args.episodes, args)
+    return weights_result(args, sticks, lanes, f"w_{kind}", method, markdown,
+                          sticks.expected_weights(kind, args.alpha, args.episodes * sticks.steps))
 
 
 def weights_result(args: argparse.Namespace, sticks: LinearYardsticks, lanes: Lanes, limit_name: str, method: str,

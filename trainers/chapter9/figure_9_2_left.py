@@ -11,11 +11,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rltorch.features import StateAggregation
 from rltorch.run.studies import StudyResult, run_study
 from trainers.chapter9 import figure_9_1
-from trainers.chapter9.figure_9_1 import EXPECTED, GROUPS, weights_markdown, weights_result
-from trainers.chapter9.lanes import run_settings, yardsticks
+from trainers.chapter9.figure_9_1 import EXPECTED, aggregation_study, weights_markdown
 
 STEM = "figure_9_2_left_semi_gradient_td"
 ALPHA = 2e-4
@@ -23,11 +21,7 @@ ALPHA = 2e-4
 
 def compute(args: argparse.Namespace) -> StudyResult:
     """Run semi-gradient TD(0), compare the weights with the exact TD fixed point, draw the figure."""
-    features = StateAggregation(GROUPS, 1, 1001)
-    sticks = yardsticks("1000", features)
-    lanes = run_settings("1000", features, "nstep-semi-gradient-td", [(args.alpha, 1.0)], args.episodes, args)
-    return weights_result(args, sticks, lanes, "w_td", "semi-gradient TD(0)", markdown,
-                          sticks.expected_weights("td", args.alpha, args.episodes * sticks.steps))
+    return aggregation_study(args, "nstep-semi-gradient-td", 1.0, "td", "semi-gradient TD(0)", markdown)
 
 
 def markdown(numbers: dict, command: str, png: str) -> str:
