@@ -23,11 +23,8 @@ def exponents(order: int, dims: int) -> torch.Tensor:
     return torch.tensor(rows, dtype=torch.float64).reshape(-1, dims)
 
 
-@register_features
-class PolynomialBasis(Features):
-    """x_i(s) = Π_j s_j^{c_ij} over c in {0..n}^d, the state scaled to [0, 1]^d ((n + 1)^d features)."""
-
-    kind = "polynomial"
+class OrderBasis(Features):
+    """What the polynomial and Fourier bases share: the order n, the box, every c in {0..n}^d as `exponents`."""
 
     def __init__(self, order: int, low: float | Sequence[float], high: float | Sequence[float]) -> None:
         self.order = checked_int("order", order, 0)
@@ -35,10 +32,17 @@ class PolynomialBasis(Features):
         self.exponents = exponents(self.order, self.box.dims)
         self.size = self.exponents.shape[0]
 
-    def encode(self, states: torch.Tensor) -> torch.Tensor:
-        """The products, float64 [batch, size]."""
-        return (self.box.unit(states)[:, None, :] ** self.exponents[None]).prod(dim=2)
-
     def config(self) -> dict[str, Any]:
         """The order and the bounds."""
         return {"kind": self.kind, "order": self.order, **self.box.config()}
+
+
+@register_features
+class PolynomialBasis(OrderBasis):
+    """x_i(s) = Π_j s_j^{c_ij} over c in {0..n}^d, the state scaled to [0, 1]^d ((n + 1)^d features)."""
+
+    kind = "polynomial"
+
+    def encode(self, states: torch.Tensor) -> torch.Tensor:
+        """The products, float64 [batch, size]."""
+        return (self.box.unit(states)[:, None, :] ** self.exponents[None]).prod(dim=2)
