@@ -91,6 +91,22 @@ def _weights(value_fn: Any, algorithm: str) -> Any:
                      "constant step: use --value-fn table, tiles, aggregation, polynomial or fourier")
 
 
+def _lambda(trainer: Trainer, lam: float) -> float:
+    """Check that `trainer` can keep a trace (`_weights`) and that λ is in [0, 1]; λ as a float."""
+    _weights(trainer.value_fn, trainer.algorithm)
+    if not 0.0 <= lam <= 1.0:
+        raise ValueError(f"lambda must be in [0, 1], got {lam}")
+    return float(lam)
+
+
+def _start(trainer: Trainer, epsilon: float) -> tuple[Any, Any, Any]:
+    """An episode's start: the weights' interface afresh, the reset, A_0 chosen; (value_fn, action, key)."""
+    value_fn = _weights(trainer.value_fn, trainer.algorithm)  # a table's one-hot indices start afresh each episode
+    state, _ = trainer.env.reset()
+    action, key = trainer.choose(state, epsilon)
+    return value_fn, action, key
+
+
 class SARSALambdaTrainer(Trainer):
     """SARSA(λ) (section 12.7): δ = R + γ q̂(S', A') − q̂(S, A), z ← γλz + ∇q̂ (or 1 on the active features), w += αδz.
 
@@ -106,19 +122,15 @@ class SARSALambdaTrainer(Trainer):
 
     def __init__(self, *args: Any, lam: float = 0.9, trace: str = "accumulating", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        _weights(self.value_fn, self.algorithm)
-        if not 0.0 <= lam <= 1.0:
-            raise ValueError(f"lambda must be in [0, 1], got {lam}")
+        lam = _lambda(self, lam)
         if trace not in TRACES:
             raise ValueError(f"trace must be one of {', '.join(TRACES)}, got {trace!r}")
-        self.lam, self.trace = float(lam), trace
+        self.lam, self.trace = lam, trace
 
     def run_episode(self, epsilon: float) -> float:
         """Play one episode in the book's order: choose A' in S', then update every traced weight."""
-        value_fn = _weights(self.value_fn, self.algorithm)  # a table's one-hot indices start afresh each episode
+        value_fn, action, key = _start(self, epsilon)
         gamma, alpha, decay, trace = self.gamma, value_fn.alpha, self.gamma * self.lam, SparseTrace()
-        state, _ = self.env.reset()
-        action, key = self.choose(state, epsilon)
         total = 0.0
         while True:
             state, reward, terminated, truncated, _ = self.step(action)
@@ -159,17 +171,12 @@ class TrueOnlineSARSALambdaTrainer(Trainer):
 
     def __init__(self, *args: Any, lam: float = 0.9, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        _weights(self.value_fn, self.algorithm)
-        if not 0.0 <= lam <= 1.0:
-            raise ValueError(f"lambda must be in [0, 1], got {lam}")
-        self.lam = float(lam)
+        self.lam = _lambda(self, lam)
 
     def run_episode(self, epsilon: float) -> float:
         """Play one episode in the book's order."""
-        value_fn = _weights(self.value_fn, self.algorithm)  # a table's one-hot indices start afresh each episode
+        value_fn, action, key = _start(self, epsilon)
         gamma, alpha, decay, trace, old = self.gamma, value_fn.alpha, self.gamma * self.lam, SparseTrace(), 0.0
-        state, _ = self.env.reset()
-        action, key = self.choose(state, epsilon)
         total = 0.0
         while True:
             state, reward, terminated, truncated, _ = self.step(action)
