@@ -28,9 +28,10 @@ from rltorch.errors import RLTorchError
 from rltorch.keys import AfterstateKeys
 from rltorch.policies import ConstantSchedule
 from rltorch.run.options import at_most, make_parser, positive_int, step_size
-from rltorch.run.studies import SEED, StudyResult, add_study_outputs, run_study, table, timing
+from rltorch.run.studies import SEED, StudyResult, run_study, table, timing
 from rltorch.trainers import QLearningTrainer
 from rltorch.values import NTupleNetwork, VTable
+from trainers.game2048.training import add_outputs
 
 STEM = "game2048_exact_3x3"
 SIZE = 3
@@ -139,10 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("--simulations", type=at_most(positive_int, 10**7), default=10_000,
                        help="games of the optimal policy for the cross-check")
     group.add_argument("--seed", type=SEED, default=0, help="seed of the learners and the simulation")
-    add_study_outputs(parser, "also write the PNG, the JSON and the Markdown snippet into this folder (e.g. docs)",
-                      "game2048_exact_3x3__study__seed__time__tag, unique", ranks=False)
-    parser.set_defaults(dist_timeout=None)
-    return parser
+    return add_outputs(parser, STEM)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,8 +18,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from rltorch.run.options import make_parser
-from rltorch.run.studies import StudyResult, add_study_outputs, run_study, table, timing
-from trainers.game2048.training import add_training_options, curve, summary, test, train
+from rltorch.run.studies import StudyResult, run_study, table, timing
+from trainers.game2048.training import add_outputs, add_training_options, curve, summary, test, train
 
 STEM = "game2048_ntuple_4x4"
 PUBLISHED_2048 = 0.97
@@ -82,10 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The script's options."""
     parser = make_parser(__doc__)
     add_training_options(parser, games=100_000, block=1000)
-    add_study_outputs(parser, "also write the PNG, the JSON and the Markdown snippet into this folder (e.g. docs)",
-                      "game2048_ntuple_4x4__study__seed__time__tag, unique", ranks=False)
-    parser.set_defaults(dist_timeout=None)
-    return parser
+    return add_outputs(parser, STEM)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,12 +23,20 @@ from rltorch.envs.game2048.fast import RESULT_ABS_ERROR, RESULT_ERRORS, RESULT_M
 from rltorch.errors import RLTorchError
 from rltorch.run.many_runs import progress
 from rltorch.run.options import at_most, existing_file, non_negative_int, positive_int, step_size, writable_file
-from rltorch.run.studies import SEED
+from rltorch.run.studies import SEED, add_study_outputs
 from rltorch.values.ntuple import NTupleNetwork, check_tuples, parse_tuples
 
 KIND = "game2048-compiled-td-afterstate"
 MAX_GAMES = 10**8
 SETTINGS = ("size", "games", "block", "alpha", "seed", "tuples")
+
+
+def add_outputs(parser: argparse.ArgumentParser, stem: str) -> argparse.ArgumentParser:
+    """A 2048 study's outputs (one process: no ranks, no timeout to join them); `parser` back."""
+    add_study_outputs(parser, "also write the PNG, the JSON and the Markdown snippet into this folder (e.g. docs)",
+                      f"{stem}__study__seed__time__tag, unique", ranks=False)
+    parser.set_defaults(dist_timeout=None)
+    return parser
 
 
 def add_training_options(parser: argparse.ArgumentParser, games: int, block: int) -> None:
