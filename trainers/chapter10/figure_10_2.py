@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rltorch.run.studies import StudyResult, run_study, timing
+from rltorch.run.studies import StudyResult, run_study
 from trainers.chapter10.runs import (
     alphas_option,
+    curves_snippet,
     curves_summary,
-    curves_table,
     draw_curves,
     mountain_car_parser,
     play,
@@ -41,18 +41,8 @@ def markdown(numbers: dict, command: str, png: str) -> str:
     """The README snippet: the command, the numbers beside the book's curve, and what matches."""
     lines = numbers["lines"]
     by_speed = sorted(lines, key=lambda label: lines[label]["mean_episodes_1_to_50"])
-    return f"""### Figure 10.2: semi-gradient SARSA, three step sizes
-
-```bash
-{command}
-```
-
-![Figure 10.2]({png})
-
-{numbers['runs']} runs of {numbers['episodes']} episodes ({timing(numbers)}); band: one standard error.
-
-{curves_table(numbers)}
-
+    return curves_snippet("Figure 10.2: semi-gradient SARSA, three step sizes", "Figure 10.2", numbers, command,
+                          png) + f"""
 The book: the larger step sizes learn faster early on, alpha = 0.5/8 the fastest, and all three curves fall
 to between about 100 and 200 steps by episode 500. Here, fewest steps over the first 50 episodes first:
 {', '.join(by_speed)}.

@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rltorch.run.studies import StudyResult, run_study, timing
+from rltorch.run.studies import StudyResult, run_study
 from trainers.chapter10.runs import (
+    curves_snippet,
     curves_summary,
-    curves_table,
     draw_curves,
     mountain_car_parser,
     play,
@@ -41,18 +41,8 @@ def markdown(numbers: dict, command: str, png: str) -> str:
     """The README snippet: the command, the numbers beside the book's statement, and what matches."""
     one, eight = numbers["lines"].values()
     better = eight["mean_episodes_1_to_50"] < one["mean_episodes_1_to_50"]
-    return f"""### Figure 10.3: one-step against 8-step SARSA
-
-```bash
-{command}
-```
-
-![Figure 10.3]({png})
-
-{numbers['runs']} runs of {numbers['episodes']} episodes ({timing(numbers)}); band: one standard error.
-
-{curves_table(numbers)}
-
+    return curves_snippet("Figure 10.3: one-step against 8-step SARSA", "Figure 10.3", numbers, command,
+                          png) + f"""
 The book: n = 8 learns faster than n = 1 and ends lower. {'Matches' if better else 'Does not match'} over the
 first 50 episodes ({eight["mean_episodes_1_to_50"]:.0f} against {one["mean_episodes_1_to_50"]:.0f} steps an
 episode); over the last 100, {eight['mean_last_100']:.0f} against {one['mean_last_100']:.0f}.

@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rltorch.run.studies import StudyResult, run_study, timing
+from rltorch.run.studies import StudyResult, run_study
 from trainers.chapter7.nstep_random_walk import numbers_list
-from trainers.chapter10.runs import alphas_option, mountain_car_parser, option, sweep_study, sweep_table
+from trainers.chapter10.runs import alphas_option, mountain_car_parser, option, sweep_snippet, sweep_study
 
 STEM = "figure_10_4_mountain_car_n_alpha"
 NS = (1, 2, 4, 8, 16)
@@ -39,19 +39,8 @@ def markdown(numbers: dict, command: str, png: str) -> str:
                f"{top['standard_error']:.1f} steps (the other n at their best: {min(others):.1f} to "
                f"{max(others):.1f}); its level is "
                f"{top['mean_steps'] - 240:+.0f} steps from the book's 240.")
-    return f"""### Figure 10.4: n-step SARSA, n against alpha
-
-```bash
-{command}
-```
-
-![Figure 10.4]({png})
-
-{numbers['runs']} runs, mean steps per episode over the first {numbers['first_episodes']} episodes, error bars
-of one standard error ({timing(numbers)}).
-
-{sweep_table(numbers, "n", "mean steps")}
-
+    return sweep_snippet("Figure 10.4: n-step SARSA, n against alpha", "Figure 10.4", numbers, command, png,
+                         "n") + f"""
 The book: n = 4 is best, near 240 steps. {verdict}
 """
 

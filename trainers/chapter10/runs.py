@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 
 from rltorch.run.many_runs import map_run_batches, progress
 from rltorch.run.options import at_most, positive_float, positive_int
-from rltorch.run.studies import StudyResult, study_parser, table
+from rltorch.run.studies import StudyResult, study_parser, table, timing
 from trainers.chapter9.lanes import Markdown
 from trainers.chapter10.engine import CODES, Lanes, Settings, book_coder
 
@@ -160,6 +160,39 @@ def curves_table(numbers: dict[str, Any]) -> str:
             for label, line in numbers["lines"].items()]
     return table(["line", "episode 1 (± s.e.)", "mean of episodes 1-50", "mean of the last 100",
                   f"episodes cut at {numbers['episode_cap']:,} steps"], rows)
+
+
+def curves_snippet(heading: str, image: str, numbers: dict[str, Any], command: str, png: str) -> str:
+    """The top of a curves figure's README snippet: the heading, the command, the image, the runs and the table."""
+    return f"""### {heading}
+
+```bash
+{command}
+```
+
+![{image}]({png})
+
+{numbers['runs']} runs of {numbers['episodes']} episodes ({timing(numbers)}); band: one standard error.
+
+{curves_table(numbers)}
+"""
+
+
+def sweep_snippet(heading: str, image: str, numbers: dict[str, Any], command: str, png: str, first: str) -> str:
+    """The top of a steps sweep's README snippet: the heading, the command, the image, the runs and the table."""
+    return f"""### {heading}
+
+```bash
+{command}
+```
+
+![{image}]({png})
+
+{numbers['runs']} runs, mean steps per episode over the first {numbers['first_episodes']} episodes, error bars
+of one standard error ({timing(numbers)}).
+
+{sweep_table(numbers, first, "mean steps")}
+"""
 
 
 def draw_sweep(numbers: dict[str, Any], title: str, ylabel: str, ylim: tuple[float, float],

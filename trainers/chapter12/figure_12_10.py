@@ -13,9 +13,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rltorch.run.studies import StudyResult, run_study, timing
+from rltorch.run.studies import StudyResult, run_study
 from trainers.chapter7.nstep_random_walk import numbers_list
-from trainers.chapter10.runs import alphas_option, mountain_car_parser, option, sweep_study, sweep_table
+from trainers.chapter10.runs import alphas_option, mountain_car_parser, option, sweep_snippet, sweep_study
 
 STEM = "figure_12_10_mountain_car_sarsa_lambda"
 LAMBDAS = (0.0, 0.68, 0.84, 0.92, 0.96, 0.98, 0.99)
@@ -39,19 +39,8 @@ def markdown(numbers: dict, command: str, png: str) -> str:
     ends = [by_line[label]["mean_steps"] for label in (next(iter(by_line)), next(reversed(by_line)))]
     top = by_line[best["best_line"]]
     ok = top["mean_steps"] < min(ends)
-    return f"""### Figure 12.10: SARSA(λ) with replacing traces
-
-```bash
-{command}
-```
-
-![Figure 12.10]({png})
-
-{numbers['runs']} runs, mean steps per episode over the first {numbers['first_episodes']} episodes, error bars
-of one standard error ({timing(numbers)}).
-
-{sweep_table(numbers, "λ", "mean steps")}
-
+    return sweep_snippet("Figure 12.10: SARSA(λ) with replacing traces", "Figure 12.10", numbers, command, png,
+                         "λ") + f"""
 The book: an intermediate λ is best (its curves bottom out near 180-200 steps for λ around 0.9), below
 λ = 0 and λ = 0.99. {'Matches' if ok else 'Does not match'}: the best here is {best['best_line']} at
 alpha = {top['alpha_times_tilings']:g}/8 with {top['mean_steps']:.1f} steps.
