@@ -12,14 +12,7 @@ import argparse
 import sys
 
 from rltorch.run.studies import StudyResult, run_study
-from trainers.chapter10.runs import (
-    curves_snippet,
-    curves_summary,
-    draw_curves,
-    mountain_car_parser,
-    play,
-    settings_of,
-)
+from trainers.chapter10.runs import curves_snippet, curves_summary, draw_curves, mountain_car_parser, play, settings_of
 
 STEM = "figure_10_3_mountain_car_nstep"
 LINES = ((1, 0.5), (8, 0.3))  # (n, alpha x 8), the book's
