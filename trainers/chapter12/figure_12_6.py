@@ -6,8 +6,10 @@ measure and checks: `trainers.chapter12.lambda_walk`.
 
 from __future__ import annotations
 
+import argparse
 import sys
 
+from trainers.chapter12 import lambda_walk
 from trainers.chapter12.lambda_walk import run_figure
 
 STEM = "figure_12_6_td_lambda"
@@ -17,9 +19,14 @@ ALGORITHM = "td-lambda"
 TITLE = "Figure 12.6: TD(λ) with accumulating traces on the 19-state random walk"
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """The script's options (the λ × α grid's)."""
+    return lambda_walk.build_parser(__doc__)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse `argv`, run the study, write its figure, numbers and snippet."""
-    return run_figure(STEM, __file__, __doc__, ALGORITHM, TITLE, BOOK, argv)
+    return run_figure(STEM, __file__, build_parser(), ALGORITHM, TITLE, BOOK, argv)
 
 
 if __name__ == "__main__":

@@ -91,7 +91,7 @@ def build_parser(description: str) -> argparse.ArgumentParser:
     return parser
 
 
-def run_figure(stem: str, script: str, description: str | None, algorithm: str, title: str, book: str,
+def run_figure(stem: str, script: str, parser: argparse.ArgumentParser, algorithm: str, title: str, book: str,
                argv: list[str] | None) -> int:
     """Run one λ × α figure script: parse `argv`, compute `algorithm`'s grid, write its figure, numbers, snippet."""
     def compute(args: argparse.Namespace) -> StudyResult:
@@ -100,7 +100,7 @@ def run_figure(stem: str, script: str, description: str | None, algorithm: str, 
     def markdown(numbers: dict, command: str, png: str) -> str:
         return grid_markdown(title, book, numbers, command, png)
 
-    return run_study(stem, script, argv, build_parser(description), compute)
+    return run_study(stem, script, argv, parser, compute)
 
 
 if __name__ == "__main__":
