@@ -5,12 +5,15 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
+import math
 import os
 import random
 import socket
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
+
+import numpy as np
 
 from rltorch.envs.blackjack.env import HIT, STICK, BlackjackEnv
 
@@ -125,3 +128,28 @@ def module_in_current_folder(folder: Path, name: str, code: str) -> Path:
     marker = folder / "IMPORTED"
     (folder / f"{name}.py").write_text(f"import pathlib\npathlib.Path({str(marker)!r}).touch()\n" + code)
     return marker
+
+
+class Stream:
+    """A list of numbers read in order."""
+
+    def __init__(self, values: Sequence[float] | np.ndarray) -> None:
+        self.values, self.position = np.asarray(values, dtype=float).tolist(), 0
+
+    def next(self) -> float:
+        self.position += 1
+        return self.values[self.position - 1]
+
+
+class RecordedRandom(random.Random):
+    """`random.Random` whose draws come from a `Stream`."""
+
+    def __init__(self, stream: Stream) -> None:
+        super().__init__(0)
+        self.stream = stream
+
+    def random(self) -> float:
+        return self.stream.next()
+
+    def randrange(self, n: int) -> int:  # type: ignore[override]
+        return math.floor(self.stream.next() * n)

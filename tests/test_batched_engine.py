@@ -13,9 +13,6 @@ the same number of draws.
 
 from __future__ import annotations
 
-import math
-import random
-
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -29,34 +26,10 @@ from rltorch.mdp import FiniteModel, Transition, from_gymnasium
 from rltorch.policies import ConstantSchedule
 from rltorch.trainers import TRAINERS, NStepTD
 from rltorch.values import QTable
+from tests.helpers import RecordedRandom, Stream
 
 EPSILON, GAMMA, SEED = 0.2, 0.9, 3
 pytestmark = pytest.mark.usefixtures("one_thread")
-
-
-class Stream:
-    """A list of numbers read in order."""
-
-    def __init__(self, values: np.ndarray) -> None:
-        self.values, self.position = values.tolist(), 0
-
-    def next(self) -> float:
-        self.position += 1
-        return self.values[self.position - 1]
-
-
-class RecordedRandom(random.Random):
-    """`random.Random` whose draws come from a `Stream`."""
-
-    def __init__(self, stream: Stream) -> None:
-        super().__init__(0)
-        self.stream = stream
-
-    def random(self) -> float:
-        return self.stream.next()
-
-    def randrange(self, n: int) -> int:  # type: ignore[override]
-        return math.floor(self.stream.next() * n)
 
 
 def categorical(probabilities: list[float], stream: Stream) -> int:

@@ -8,9 +8,6 @@ weights (float64, compared exactly) and the same episode lengths, having used th
 
 from __future__ import annotations
 
-import math
-import random
-
 import numpy as np
 import pytest
 import torch
@@ -20,34 +17,10 @@ from rltorch.policies import ConstantSchedule
 from rltorch.run.envs import make_env
 from rltorch.trainers import NStepSARSATrainer, SARSALambdaTrainer, SARSATrainer, TrueOnlineSARSALambdaTrainer
 from rltorch.values.linear import LinearValueFunction
+from tests.helpers import RecordedRandom, Stream
 from trainers.chapter10.engine import ACTIONS, CODES, Lanes, Settings, book_coder
 
 SEED = 5
-
-
-class Stream:
-    """A list of numbers read in order."""
-
-    def __init__(self, values: np.ndarray) -> None:
-        self.values, self.position = values.tolist(), 0
-
-    def next(self) -> float:
-        self.position += 1
-        return self.values[self.position - 1]
-
-
-class RecordedRandom(random.Random):
-    """`random.Random` whose draws come from a `Stream`."""
-
-    def __init__(self, stream: Stream) -> None:
-        super().__init__(0)
-        self.stream = stream
-
-    def random(self) -> float:
-        return self.stream.next()
-
-    def randrange(self, n: int) -> int:  # type: ignore[override]
-        return math.floor(self.stream.next() * n)
 
 
 class RecordedGenerator:
