@@ -1,11 +1,12 @@
-"""The network swap on Mountain Car: the same SARSA trainer with tile coding, then with an MLP on the scaled state.
+"""The network swap on Mountain Car: the same SARSA trainer with tile coding, then an MLP on the state or on the tiles.
 
 One run each, seed --seed, of `rltorch`'s `SARSATrainer` on `MountainCar-v0` with episodes cut at --cap steps,
 gamma 1 and a constant epsilon (--epsilon). The value function is the only change: `LinearValueFunction`
 over the book's tile coder (8 tilings of 8 x 8, alpha 0.5/8), as `rltorch train --value-fn tiles` builds
 it, against the `QNetwork` that `rltorch train --value-fn mlp` builds (the position and velocity scaled to
-[0, 1], --hidden units, Adam at --lr, one step per transition). Printed: steps per episode in blocks of
---block episodes, the episodes cut at the cap, and the wall and CPU time of each.
+[0, 1], --hidden units, Adam at --lr, one step per transition) and the same network on the same tile features
+(`--value-fn mlp --inputs tiles`: the coder's 792 binary features of a state as its input). Printed: steps per
+episode in blocks of --block episodes, the episodes cut at the cap, and the wall and CPU time of each.
 Usage: python bench/mountain_car_swap.py [--episodes 50] [--cap 1000] [--json PATH]
 """
 
@@ -31,6 +32,7 @@ from rltorch.run.options import (
 from rltorch.run.value_functions import state_encoder
 from rltorch.trainers import SARSATrainer
 from rltorch.values import QNetwork
+from rltorch.values.feature_encoder import FeatureEncoder
 from rltorch.values.linear import LinearValueFunction
 from trainers.chapter10.engine import ACTIONS, book_coder
 
@@ -68,14 +70,17 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     space = make_env("MountainCar-v0").observation_space
-    contenders = {"tiles": LinearValueFunction(book_coder(), 0.5 / 8, ACTIONS),
-                  "mlp": QNetwork(state_encoder(space), ACTIONS, args.hidden, args.lr, "cpu", threads=1)}
+    coder = book_coder()
+    tile_inputs = FeatureEncoder(coder.box.low, coder.box.high, coder.config())
+    contenders = {"tiles": LinearValueFunction(coder, 0.5 / 8, ACTIONS),
+                  "mlp": QNetwork(state_encoder(space), ACTIONS, args.hidden, args.lr, "cpu", threads=1),
+                  "mlp-tiles": QNetwork(tile_inputs, ACTIONS, args.hidden, args.lr, "cpu", threads=1)}
     results = {name: lengths_of(value_fn, args) for name, value_fn in contenders.items()}
     for name, result in results.items():
         lengths = result["lengths"]
         blocks = [sum(lengths[i:i + args.block]) / len(lengths[i:i + args.block])
                   for i in range(0, len(lengths), args.block)]
-        print(f"{name:5s} steps per episode by {args.block}s: {' '.join(f'{b:.0f}' for b in blocks)}; cut at "
+        print(f"{name:9s} steps per episode by {args.block}s: {' '.join(f'{b:.0f}' for b in blocks)}; cut at "
               f"{args.cap}: {result['capped']}; {sum(lengths):,} steps in {result['wall_seconds']} s wall, "
               f"{result['cpu_seconds']} s CPU")
     if args.json:

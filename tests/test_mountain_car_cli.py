@@ -51,6 +51,7 @@ def test_max_episode_steps_sets_or_removes_the_limit():
 
 @pytest.mark.parametrize("algo", [["--algo", "sarsa"], ["--algo", "nstep-sarsa", "--n", "3"],
                                   ["--algo", "sarsa-lambda", "--trace", "replacing", "--lambda", "0.8"],
+                                  ["--algo", "sarsa-lambda", "--trace", "clearing"],
                                   ["--algo", "true-online-sarsa-lambda"]])
 def test_every_control_algorithm_resumes_bit_for_bit(algo, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -70,6 +71,7 @@ def test_every_control_algorithm_resumes_bit_for_bit(algo, tmp_path, monkeypatch
     (["--env", "rltorch/Blackjack-v0", "--value-fn", "fourier"], "bounds"),
     (["--env", "MountainCar-v0", "--algo", "sarsa-lambda", "--value-fn", "mlp"], "linear value function"),
     (["--env", "MountainCar-v0", "--value-fn", "tiles", "--values", "afterstate"], "--values q"),
+    (["--env", "rltorch/Blackjack-v0", "--value-fn", "mlp", "--inputs", "tiles"], "--inputs state"),
 ])
 def test_bad_feature_options_are_one_line_and_no_files(argv, says, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
@@ -80,3 +82,18 @@ def test_bad_feature_options_are_one_line_and_no_files(argv, says, tmp_path, mon
     err = capsys.readouterr().err
     assert status != 0 and err.count("\n") == 1 and "Traceback" not in err and says in err, err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_mlp_on_tile_features_saves_them_as_data_and_resumes(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    common = ["--env", "MountainCar-v0", "--algo", "sarsa", "--value-fn", "mlp", "--inputs", "tiles", "--tilings", "4",
+              "--hidden", "8", "--max-episode-steps", "60", "--epsilon-start", "0.1", *QUIET]
+    assert main(["train", *common, "--episodes", "1", "--run-name", "cut"]) == 0
+    assert main(["train", "--resume", "checkpoints/cut.pt", "--episodes", "2", *QUIET]) == 0
+    assert main(["train", *common, "--episodes", "2", "--run-name", "whole"]) == 0
+    saved = torch.load(tmp_path / "checkpoints" / "whole.pt", weights_only=True)
+    features = saved["value_fn_config"]["encoder"]["args"]["features"]
+    assert features["kind"] == "tiles" and features["tilings"] == 4
+    first_layer = next(value for name, value in saved["value_fn_state"].items() if name.endswith("weight"))
+    assert first_layer.shape[1] == 4 * 9 * 11  # one input per tile of a state (4 tilings of 9 x 11 tiles)
+    assert same(data(tmp_path / "checkpoints" / "cut.pt"), data(tmp_path / "checkpoints" / "whole.pt"))

@@ -61,6 +61,7 @@ CASES = [  # algorithm, epsilon, n, lambda, episode cap (0: none), episodes
     ("nstep-sarsa", 0.1, 4, 0.0, 150, 3),
     ("sarsa-lambda-accumulating", 0.0, 1, 0.9, 400, 2),
     ("sarsa-lambda-replacing", 0.1, 1, 0.9, 200, 3),
+    ("sarsa-lambda-clearing", 0.1, 1, 0.9, 200, 3),
     ("true-online-sarsa-lambda", 0.0, 1, 0.9, 400, 2),
 ]
 

@@ -54,6 +54,44 @@ def test_replacing_traces_by_hand() -> None:
     assert weights_after_one_episode(SARSALambdaTrainer, trace="replacing") == [2.0, 1.5]
 
 
+class TwoActionScriptEnv(ScriptEnv):
+    """ScriptEnv with two actions (the script ignores them): state 0 comes back, so its other action has a trace."""
+
+    action_space = spaces.Discrete(2)
+
+
+class ScriptedChoices:
+    """A trainer's rng that always explores (random() = 0) and picks the scripted actions in turn."""
+
+    def __init__(self, actions: list[int]) -> None:
+        self.actions = list(actions)
+
+    def random(self) -> float:
+        return 0.0
+
+    def randrange(self, n: int) -> int:
+        return self.actions.pop(0)
+
+
+def clearing_weights(trace: str) -> list[list[float]]:
+    """w after one episode of actions 0, 1, 0 in states 0, 0, 1: x(s, a) one-hot at a * 2 + s, alpha 0.5, lambda 0.5."""
+    value_fn = LinearValueFunction(StateAggregation(2, 0.0, 2.0), 0.5, actions=2)
+    trainer = SARSALambdaTrainer(TwoActionScriptEnv(), value_fn, gamma=1.0, schedule=ConstantSchedule(1.0), lam=0.5,
+                                 trace=trace)
+    trainer.rng = ScriptedChoices([0, 1, 0])
+    trainer.run_episode(1.0)
+    return value_fn.weights.tolist()
+
+
+def test_clearing_traces_by_hand() -> None:
+    # t0: z(0,0)=1, δ=1 -> w(0,0)=0.5, z(0,0)=0.5
+    # t1 in state 0 with action 1: replacing keeps z(0,0)=0.5; clearing sets it to 0. z(0,1)=1, δ=2:
+    #   replacing w(0,0)=0.5+0.5=1.0, clearing stays 0.5; both w(0,1)=1.0; decay: z(0,0)=0.25 (or 0), z(0,1)=0.5
+    # t2 in state 1 with action 0: z(1,0)=1, δ=3: w += 1.5 z
+    assert clearing_weights("replacing") == [[1.375, 1.5], [1.75, 0.0]]
+    assert clearing_weights("clearing") == [[0.5, 1.5], [1.75, 0.0]]
+
+
 def test_true_online_by_hand() -> None:
     # t0: Q=0,Q'=0,δ=1, z=e0, w += 0.5*1*z -> (0.5,0), Q_old=0
     # t1: Q=0.5,Q'=0,δ=1.5, z = 0.5 z + (1 - 0.25 * 1) e0 = (1.25,0), w += 0.5*2*z - 0.5*0.5*e0 -> (1.5,0), Q_old=0

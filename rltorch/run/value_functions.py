@@ -52,11 +52,14 @@ def table(config: RunConfig, env: Any, algorithm: type[Trainer]) -> ValueFunctio
 
 
 def network(config: RunConfig, env: Any, algorithm: type[Trainer]) -> ValueFunction:
-    """An MLP over the env's encoder (or its observation space's), seeded by `--seed`."""
+    """An MLP over the env's encoder (or its observation space's, or tile-coded features), seeded by `--seed`."""
     options = config.value_fn_options
     torch.manual_seed(config.seed)  # the network's initial weights
     encoder = hook(env, "encoder")
     encoder = encoder() if encoder is not None else None
+    if options.get("inputs") == "tiles":
+        low, high = state_bounds(env.observation_space, "mlp --inputs tiles")
+        encoder = FeatureEncoder(low, high, tiles(options, low, high).config())
     try:
         encoder = encoder or state_encoder(env.observation_space)
         shared = {"hidden": options["hidden"], "lr": options["lr"], "device": options["device"],
@@ -82,8 +85,9 @@ def state_bounds(space: Any, kind: str) -> tuple[list[float], list[float]]:
         return [float(space.start)], [float(space.start + space.n)]
     if isinstance(space, gym.spaces.Box) and np.isfinite(space.low).all() and np.isfinite(space.high).all():
         return space.low.reshape(-1).astype(float).tolist(), space.high.reshape(-1).astype(float).tolist()
+    advice = "--inputs state" if kind.startswith("mlp") else "--value-fn table or mlp"
     raise RLTorchError(f"--value-fn {kind} scales states into known bounds, and observations in {space} have none "
-                       "(a Box with finite bounds or a Discrete space has): use --value-fn table or mlp")
+                       f"(a Box with finite bounds or a Discrete space has): use {advice}")
 
 
 def linear(make: Callable[[dict[str, Any], list[float], list[float]], Features]) -> Builder:
@@ -126,16 +130,22 @@ def ntuple(config: RunConfig, env: Any, algorithm: type[Trainer]) -> ValueFuncti
 
 ORDER = Option("order", int, 5, "polynomial and fourier: the order of the basis", minimum=0, maximum=1000)
 TILE_OPTIONS = (
-    Option("tilings", int, 8, "tiles: offset tilings; --alpha is the book's numerator, alpha / tilings per weight",
+    Option("tilings", int, 8, "tiles (and mlp --inputs tiles): offset tilings; --alpha is the book's numerator, "
+           "alpha / tilings per weight",
            minimum=1, maximum=4096),
-    Option("tiles", int, 8, "tiles: tiles per dimension of each tiling", minimum=1, maximum=10**6),
-    Option("hash_size", int, 0, "tiles: hash the tiles into this many weights per action (0: one weight per tile)",
+    Option("tiles", int, 8, "tiles (and mlp --inputs tiles): tiles per dimension of each tiling", minimum=1,
+           maximum=10**6),
+    Option("hash_size", int, 0, "tiles: hash the tiles into this many weights per action (0: one weight per tile); "
+           "mlp --inputs tiles: into this many inputs",
            minimum=0, maximum=2**31 - 1),
 )
 NETWORK_OPTIONS = (
     Option("hidden", int, [64], "mlp hidden layer widths", minimum=1, maximum=65_536, many=True),
     Option("lr", float, 1e-3, "mlp Adam learning rate", minimum=0, maximum=10.0),
     Option("device", str, "cpu", "where an mlp runs", choices=("cpu", "cuda", "auto")),
+    Option("inputs", str, "state", "mlp input: the state (a Box scaled to [0, 1], else one-hot or the env's "
+           "encoding), or its tile-coded features (--tilings, --tiles, --hash-size)", choices=("state", "tiles")),
+    *TILE_OPTIONS,
 )
 
 VALUE_FUNCTIONS: dict[str, ValueFunctionKind] = {

@@ -18,7 +18,7 @@ from rltorch.options import Option
 from rltorch.targets import sarsa_target
 from rltorch.trainers.base import Trainer
 
-TRACES = ("accumulating", "replacing")
+TRACES = ("accumulating", "replacing", "clearing")
 LAMBDA = Option("lam", float, 0.9, "SARSA(lambda): trace decay", minimum=0, maximum=1, spelling="--lambda")
 
 
@@ -99,26 +99,27 @@ def _lambda(trainer: Trainer, lam: float) -> float:
     return float(lam)
 
 
-def _start(trainer: Trainer, epsilon: float) -> tuple[Any, Any, Any]:
-    """An episode's start: the weights' interface afresh, the reset, A_0 chosen; (value_fn, action, key)."""
+def _start(trainer: Trainer, epsilon: float) -> tuple[Any, Any, Any, Any]:
+    """An episode's start: the weights' interface afresh, the reset, A_0 chosen; (value_fn, state, action, key)."""
     value_fn = _weights(trainer.value_fn, trainer.algorithm)  # a table's one-hot indices start afresh each episode
     state, _ = trainer.env.reset()
     action, key = trainer.choose(state, epsilon)
-    return value_fn, action, key
+    return value_fn, state, action, key
 
 
 class SARSALambdaTrainer(Trainer):
     """SARSA(λ) (section 12.7): δ = R + γ q̂(S', A') − q̂(S, A), z ← γλz + ∇q̂ (or 1 on the active features), w += αδz.
 
     `trace="accumulating"` adds ∇q̂(S, A) to the trace; `"replacing"` sets the trace of each feature active in
-    (S, A) to its value (1 for binary features).
+    (S, A) to its value (1 for binary features); `"clearing"` replaces, and first sets to 0 the traces of the
+    features of S with the actions not taken (Figure 12.11's fourth method).
     """
 
     algorithm = "sarsa-lambda"
 
     options: ClassVar[tuple[Option, ...]] = (LAMBDA, Option(
-        "trace", str, "accumulating", "SARSA(lambda): add the gradient to the trace, or set active features' "
-        "traces to 1", choices=TRACES))
+        "trace", str, "accumulating", "SARSA(lambda): add the gradient to the trace, set active features' "
+        "traces to 1, or also clear the traces of the state's other actions", choices=TRACES))
 
     def __init__(self, *args: Any, lam: float = 0.9, trace: str = "accumulating", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -129,10 +130,12 @@ class SARSALambdaTrainer(Trainer):
 
     def run_episode(self, epsilon: float) -> float:
         """Play one episode in the book's order: choose A' in S', then update every traced weight."""
-        value_fn, action, key = _start(self, epsilon)
+        value_fn, state, action, key = _start(self, epsilon)
         gamma, alpha, decay, trace = self.gamma, value_fn.alpha, self.gamma * self.lam, SparseTrace()
         total = 0.0
         while True:
+            if self.trace == "clearing":
+                self._clear_other_actions(value_fn, trace, state, action)
             state, reward, terminated, truncated, _ = self.step(action)
             total += reward
             indices, values = value_fn.gradient(key)
@@ -153,6 +156,15 @@ class SARSALambdaTrainer(Trainer):
                 return total
             trace.z.mul_(decay)
             key = next_key
+
+    def _clear_other_actions(self, value_fn: Any, trace: SparseTrace, state: Any, action: int) -> None:
+        """Set to 0 the traces of the features of (S, a) for every legal a other than A (those already traced)."""
+        others = [other for other in self.legal_actions() if other != action]
+        for other_key in self.keys(state, others):
+            for index in value_fn.gradient(other_key)[0].tolist():
+                row = trace.position.get(index)
+                if row is not None:
+                    trace.z[row] = 0.0
 
     def config(self) -> dict[str, Any]:
         """The settings, with λ and the kind of trace."""
@@ -175,7 +187,7 @@ class TrueOnlineSARSALambdaTrainer(Trainer):
 
     def run_episode(self, epsilon: float) -> float:
         """Play one episode in the book's order."""
-        value_fn, action, key = _start(self, epsilon)
+        value_fn, _, action, key = _start(self, epsilon)
         gamma, alpha, decay, trace, old = self.gamma, value_fn.alpha, self.gamma * self.lam, SparseTrace(), 0.0
         total = 0.0
         while True:

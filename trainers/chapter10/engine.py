@@ -30,9 +30,10 @@ MIN_POSITION, MAX_POSITION, GOAL_POSITION = -1.2, 0.6, 0.5
 START_LOW, START_HIGH = -0.6, -0.4
 ACTIONS = 3
 BOOK_LOW, BOOK_HIGH = (-1.2, -0.07), (0.5, 0.07)  # the book's tiles cover positions up to the goal, 0.5
-NSTEP, ACCUMULATING, REPLACING, TRUE_ONLINE = range(4)
+NSTEP, ACCUMULATING, REPLACING, CLEARING, TRUE_ONLINE = range(5)
 CODES = {"sarsa": NSTEP, "nstep-sarsa": NSTEP, "sarsa-lambda-accumulating": ACCUMULATING,
-         "sarsa-lambda-replacing": REPLACING, "true-online-sarsa-lambda": TRUE_ONLINE}
+         "sarsa-lambda-replacing": REPLACING, "sarsa-lambda-clearing": CLEARING,
+         "true-online-sarsa-lambda": TRUE_ONLINE}
 
 
 class Coder(NamedTuple):
@@ -164,7 +165,7 @@ def nstep_episode(weights: np.ndarray, stream: np.ndarray, coder: Coder, setting
 
 @njit(cache=True)
 def trace_episode(weights: np.ndarray, stream: np.ndarray, coder: Coder, settings: Settings) -> int:
-    """SARSA(λ) with accumulating or replacing traces, or true online SARSA(λ): the episode's length."""
+    """SARSA(λ) with accumulating, replacing or clearing traces, or true online SARSA(λ): the episode's length."""
     size, gamma, alpha, code = coder.size, settings.gamma, settings.alpha, settings.code
     decay = gamma * settings.lam
     z = np.zeros(weights.shape[0])
@@ -188,6 +189,11 @@ def trace_episode(weights: np.ndarray, stream: np.ndarray, coder: Coder, setting
                 position_of[index], touched[count] = count, index
                 count += 1
         value, next_value, next_action = q_value(weights, tiles, action, size), 0.0, 0
+        if code == CLEARING:  # the traces of S's other actions to 0 (untouched ones already are)
+            for other in range(ACTIONS):
+                if other != action:
+                    for j in range(coder.tilings):
+                        z[other * size + tiles[j]] = 0.0
         if code != TRUE_ONLINE:
             for j in range(coder.tilings):
                 if code == ACCUMULATING:

@@ -1,10 +1,10 @@
-"""Sutton & Barto's Figure 12.11: true online SARSA(λ) against SARSA(λ) with accumulating and replacing traces.
+"""Sutton & Barto's Figure 12.11: true online SARSA(λ) against SARSA(λ) with three kinds of trace.
 
 Mountain Car, λ = 0.9, reward per episode (minus the steps) averaged over the first 20 episodes and 100
 runs, against the step size alpha x 8 (8 tilings of 8 x 8 tiles, epsilon 0, gamma 1, weights starting at 0).
-The book's figure does not print its λ; 0.9 is our choice. It also shows replacing traces that clear the
-traces of the actions not taken, which rltorch does not offer. The book: true online SARSA(λ) does best,
-accumulating traces worst and only at small step sizes. Runs on the batched engine (`trainers.chapter10`),
+The book's figure does not print its λ; 0.9 is our choice. Its fourth method, replacing traces that also set to
+0 the traces of the state's actions not taken, is `--trace clearing`. The book: true online SARSA(λ) does
+best, accumulating traces worst and only at small step sizes. Runs on the batched engine (`trainers.chapter10`),
 lane for lane `rltorch train --algo true-online-sarsa-lambda` and `--algo sarsa-lambda`; see
 `trainers.chapter10.runs` for the episode cap.
 """
@@ -22,6 +22,7 @@ STEM = "figure_12_11_mountain_car_true_online"
 ALPHAS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)  # alpha x 8
 LINES = {"true online SARSA(lambda)": "true-online-sarsa-lambda",
          "SARSA(lambda), replacing traces": "sarsa-lambda-replacing",
+         "SARSA(lambda), replacing and clearing": "sarsa-lambda-clearing",
          "SARSA(lambda), accumulating traces": "sarsa-lambda-accumulating"}
 
 
@@ -40,18 +41,15 @@ def markdown(numbers: dict, command: str, png: str) -> str:
     """The README snippet: the command, each method's best alpha, and what matches the book."""
     best = numbers["best"]
     by_line = best["by_line"]
-    online, replacing, accumulating = (by_line[label] for label in LINES)
-    gap = replacing["mean_steps"] - online["mean_steps"]
-    noise = (online["standard_error"] ** 2 + replacing["standard_error"] ** 2) ** 0.5
-    ahead = ("ahead of" if gap > 2 * noise else "tied with" if gap > -2 * noise else "behind")
+    online, *others, accumulating = (by_line[label] for label in LINES)
     lines = list(numbers["lines"].values())
-    wins = sum(o < r for o, r in zip(lines[0]["mean"], lines[1]["mean"], strict=True))
-    worst = accumulating["mean_steps"] > max(online["mean_steps"], replacing["mean_steps"])
-    verdict = (f"true online SARSA(λ) is {ahead} replacing traces at their best alphas ({-online['mean_steps']:.1f} "
-               f"against {-replacing['mean_steps']:.1f}, a gap of {gap:.1f} against two standard errors of "
-               f"{2 * noise:.1f}), and accumulating traces are {'the worst' if worst else 'not the worst'} "
-               f"({-accumulating['mean_steps']:.1f} at alpha = {accumulating['alpha_times_tilings']:g}/8); true online "
-               f"is ahead at {wins} of the {len(numbers['alphas'])} step sizes.")
+    comparisons = [compared(online, other, name, lines[0]["mean"], line["mean"])
+                   for other, name, line in zip(others, ("replacing traces", "replacing and clearing"), lines[1:3],
+                                                strict=True)]
+    worst = accumulating["mean_steps"] > max(b["mean_steps"] for b in (online, *others))
+    verdict = (f"true online SARSA(λ) is {comparisons[0]}; it is {comparisons[1]}. Accumulating traces are "
+               f"{'the worst' if worst else 'not the worst'} ({-accumulating['mean_steps']:.1f} at alpha = "
+               f"{accumulating['alpha_times_tilings']:g}/8).")
     return f"""### Figure 12.11: true online SARSA(λ) against SARSA(λ)
 
 ```bash
@@ -65,9 +63,20 @@ episodes, error bars of one standard error ({timing(numbers)}).
 
 {sweep_table(numbers, "method", "mean reward", sign=-1.0)}
 
-The book: true online SARSA(λ) is best, ahead of replacing traces, and accumulating traces worst, good only
-at small step sizes. Here {verdict}
+The book: true online SARSA(λ) is best, ahead of replacing traces (with and without clearing), and
+accumulating traces worst, good only at small step sizes. Here {verdict}
 """
+
+
+def compared(online: dict, other: dict, name: str, online_means: list[float], other_means: list[float]) -> str:
+    """How true online SARSA(λ) stands against another method: at the best alphas, and how many alphas it wins."""
+    gap = other["mean_steps"] - online["mean_steps"]
+    noise = (online["standard_error"] ** 2 + other["standard_error"] ** 2) ** 0.5
+    ahead = "ahead of" if gap > 2 * noise else "tied with" if gap > -2 * noise else "behind"
+    wins = sum(o < r for o, r in zip(online_means, other_means, strict=True))
+    return (f"{ahead} {name} at their best alphas ({-online['mean_steps']:.1f} against {-other['mean_steps']:.1f}, "
+            f"a gap of {gap:.1f} against two standard errors of {2 * noise:.1f}) and ahead at {wins} of the "
+            f"{len(online_means)} step sizes")
 
 
 def build_parser() -> argparse.ArgumentParser:
