@@ -32,6 +32,7 @@ from rltorch.envs.blackjack.shoe import SAME_RANK
 from rltorch.envs.blackjack.single_deck import ExpandedState, Start, expanded_state, remaining
 from rltorch.run.output import refuse_to_run
 from rltorch.values import QTable
+from trainers.thorp.engine_state import check_state
 
 TOTALS, DEALER_VALUES, SOFT, CARDS, PAIR = BLACKJACK + 1, 11, 2, MAX_COUNTED_CARDS + 1, 2
 STATES = TOTALS * DEALER_VALUES * SOFT * CARDS * PAIR
@@ -279,7 +280,7 @@ class BatchedES:
 
     def load_state_dict(self, state: dict) -> None:
         """Restore what `state_dict` returned (the starts must be the same; see `check_state`)."""
-        check_state(state, self.generator.get_state().numel())
+        check_state(state, self.generator.get_state().numel(), 2 * STATES)
         if state["config"]["starts"] != len(self.table.starts):
             raise ValueError(f"the saved run has {state['config']['starts']} starts, this one {len(self.table.starts)}")
         self.seed = state["config"]["seed"]
@@ -295,48 +296,7 @@ class BatchedES:
                 "starts": len(self.table.starts)}
 
 
-def _is_count(value: object) -> bool:
-    """Whether `value` is a whole number >= 0 (not a bool)."""
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _is_table(value: object) -> bool:
-    """Whether `value` is a (2 * STATES,) int64 tensor: the sums or the counts."""
-    return isinstance(value, torch.Tensor) and value.dtype == torch.int64 and tuple(value.shape) == (2 * STATES,)
-
-
-def _is_generator_state(value: object, size: int) -> bool:
-    """Whether `value` looks like `torch.Generator.get_state()`: a 1-D uint8 tensor of `size` bytes."""
-    return isinstance(value, torch.Tensor) and value.dtype == torch.uint8 and tuple(value.shape) == (size,)
-
-
-def check_state(state: object, generator_size: int) -> None:
-    """Raise ValueError naming the problems unless `state` has the shape of a `state_dict` (or a gathered one).
-
-    `generator_size`: the length of a generator state on the device that will load it. A resumed file is checked
-    this way before anything is made from it, so a file that is not an engine's state is refused with one line
-    instead of failing half-way.
-    """
-    if not isinstance(state, dict):
-        raise ValueError("the engine state is not a dict")
-    config = state.get("config")
-    problems = {
-        "sums": _is_table(state.get("sums")), "counts": _is_table(state.get("counts")),
-        "episodes": _is_count(state.get("episodes")), "peeked_naturals": _is_count(state.get("peeked_naturals")),
-        "generator": _is_generator_state(state.get("generator"), generator_size),
-        "config": isinstance(config, dict) and _is_count(config.get("seed")) and _is_count(config.get("starts")),
-    }
-    if "generators" in state or "world" in state:
-        generators = state.get("generators")
-        problems["world"] = _is_count(state.get("world")) and state["world"] >= 1
-        problems["generators"] = isinstance(generators, list) and len(generators) == state.get("world") and all(
-            _is_generator_state(generator, generator_size) for generator in generators)
-    bad = [name for name, good in problems.items() if not good]
-    if bad:
-        raise ValueError(f"the engine state has a missing or malformed {', '.join(map(repr, bad))}")
-
-
-__all__ = ["STATES", "STATISTICS", "BatchedES", "Dealt", "StartTable", "add_cards", "check_state", "index_state",
+__all__ = ["STATES", "STATISTICS", "BatchedES", "Dealt", "StartTable", "add_cards", "index_state",
            "state_index"]
 
 

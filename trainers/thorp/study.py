@@ -18,13 +18,12 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import torch
 from tqdm import tqdm
 
 from rltorch import parallel
-from rltorch.checkpoints import load_checkpoint, save_checkpoint
 from rltorch.errors import RLTorchError
 from rltorch.logger import NullLogger, TensorBoardLogger
 from rltorch.run.options import at_most, existing_file, make_parser, non_negative_int, positive_int, writable_file
@@ -33,15 +32,12 @@ from rltorch.run.plots import save_png
 from rltorch.run.session import check_run_name
 from rltorch.run.studies import add_study_outputs
 from trainers.thorp import distributed, figures, learning
-from trainers.thorp.engine import BatchedES, check_state
+from trainers.thorp.engine import BatchedES
 from trainers.thorp.learning import LearnedPolicy
 from trainers.thorp.report import report_markdown
+from trainers.thorp.resume import Resumed, resume_state, save_batched
 
 REPORT, SOFT18_FIGURE, POLICY_FIGURE = "thorp_report.md", "thorp_soft18_ace.png", "thorp_policies.png"
-# The env a checkpoint's agent plays (named so `rltorch evaluate` knows it, and refuses: no exact oracle for a shoe).
-STUDY_ENV = {"keys": "q", "env_class": "rltorch.envs.blackjack.env:BlackjackEnv", "env_id": "rltorch/Blackjack-v0",
-             "env_kwargs": {"decks": 1, "dealer_peeks": True, "expanded_state": True,
-                                                              "player_draws_below_12": False}}
 # Upper bounds of the options: far past any run here (the docs plan 1e11 hands on 64 ranks), below any overflow.
 MAX_SEED, MAX_EPISODES, MAX_BATCH, MAX_THREADS = 2**32 - 1, 10**13, 1 << 24, 256
 
@@ -91,63 +87,6 @@ def log_policy(logger: TensorBoardLogger, policy: LearnedPolicy, step: int) -> N
     for name, numbers in learning.key_states(policy).items():
         scalars[f"q_gap/{name}"], scalars[f"z/{name}"] = numbers["q_gap"], numbers["z"]
     logger.scalars(scalars, step)
-
-
-def save_batched(checkpoint: Path | None, engine: BatchedES, seconds: float) -> None:
-    """Save the batched engine's run to `checkpoint` (rank 0; every rank calls this: the state is gathered).
-
-    After a partial last batch the checkpoint also holds the state after the last whole batch
-    (`last_whole_batch`), which `resume_state` continues from.
-    """
-    state = distributed.gather_state(engine)
-    if state is None or checkpoint is None:
-        return
-    table = engine.to_qtable()
-    whole = {"last_whole_batch": engine.whole_batch_state} if engine.whole_batch_state is not None else {}
-    save_checkpoint(checkpoint, {"config": {**engine.config(), **STUDY_ENV}, "value_fn_config": table.config(),
-                                 "value_fn_state": table.state_dict(), "episodes": engine.episodes,
-                                 "seconds": seconds, "engine": state, **whole})
-
-
-class Resumed(NamedTuple):
-    """What --resume continues from: the engine state, the seconds spent so far, and a saved state after the last
-    whole batch to keep if nothing more is played (None when `state` is that state, or there is none)."""
-
-    state: dict[str, Any]
-    seconds: float
-    whole: dict[str, Any] | None
-
-
-def resume_state(args: argparse.Namespace, world: int) -> Resumed:
-    """What --resume continues from (see `Resumed`); RLTorchError in one line for a file that is not fit.
-
-    Rank 0 calls this before anything is made. A run that ended on a partial batch is continued from the state
-    after its last whole batch (same --batch, same number of ranks), so that it equals one straight run; any
-    other checkpoint saved inside a batch needs --inexact-resume (with another number of ranks the streams
-    restart anyway).
-    """
-    saved = load_checkpoint(args.resume)
-    state, seconds = saved.get("engine"), saved.get("seconds", 0.0)
-    if state is None:
-        raise RLTorchError(f"{args.resume} holds no batched-engine state to resume (made with --engine trainer?)")
-    size = torch.Generator(parallel.local_device(args.device)).get_state().numel()
-    whole = saved.get("last_whole_batch")
-    try:
-        check_state(state, size)
-        if whole is not None:
-            check_state(whole, size)
-    except ValueError as error:
-        raise RLTorchError(f"{args.resume} is not a Thorp study checkpoint: {error}") from None
-    seconds = float(seconds) if isinstance(seconds, (int, float)) else 0.0
-    if state.get("world", 1) != world or args.episodes <= state["episodes"]:
-        return Resumed(state, seconds, whole)
-    if whole is not None and whole.get("batch") == args.batch:
-        return Resumed(whole, seconds, None)
-    if state["episodes"] % args.batch and not args.inexact_resume:
-        raise RLTorchError(f"{args.resume} was saved after {state['episodes']:,} episodes, inside a --batch "
-                           f"{args.batch:,} batch it cannot continue exactly, so resuming cannot equal one straight "
-                           "run; pass --inexact-resume to continue anyway")
-    return Resumed(state, seconds, None)
 
 
 def train_batched(args: argparse.Namespace, logger: TensorBoardLogger, signals: StopSignals | None = None,
