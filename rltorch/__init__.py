@@ -40,6 +40,7 @@ _HOMES = {  # public name -> the module it comes from
     "RandomAgent": "rltorch.agents",
     "SARSATrainer": "rltorch.trainers",
     "StateActionKeys": "rltorch.keys",
+    "StateKeys": "rltorch.keys",
     "TDPrediction": "rltorch.trainers",
     "Trainer": "rltorch.trainers",
     "VNetwork": "rltorch.values",
@@ -54,7 +55,7 @@ if TYPE_CHECKING:  # for type checkers and editors: the names as if imported eag
     from rltorch.agents import GreedyAgent, PolicyAgent, RandomAgent  # noqa: F401
     from rltorch.checkpoints import load, load_checkpoint, save_checkpoint, save_module  # noqa: F401
     from rltorch.errors import RLTorchError  # noqa: F401
-    from rltorch.keys import AfterstateKeys, StateActionKeys  # noqa: F401
+    from rltorch.keys import AfterstateKeys, StateActionKeys, StateKeys  # noqa: F401
     from rltorch.values import QNetwork, QTable, VNetwork, VTable  # noqa: F401
 
 

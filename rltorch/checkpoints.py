@@ -28,7 +28,7 @@ from rltorch.checkpoint_data import (
     as_data,
 )
 from rltorch.errors import RLTorchError
-from rltorch.keys import AfterstateKeys, StateActionKeys
+from rltorch.keys import AfterstateKeys, StateActionKeys, StateKeys
 from rltorch.values import (
     DoubleQ,
     LinearValueFunction,
@@ -227,10 +227,12 @@ def value_fn_from_checkpoint(payload: dict[str, Any], path: str | Path = "checkp
 
 
 def keys_from_config(config: dict[str, Any], path: str | Path = "checkpoint") -> Callable:
-    """The run's keys: (state, action) pairs, or the afterstates of an rltorch env class."""
+    """The run's keys: (state, action) pairs, the states of a prediction run, or the afterstates of an rltorch env."""
     kind, env_class = config.get("keys"), config.get("env_class")
     if kind == "q":
         return StateActionKeys()
+    if kind == "state":
+        return StateKeys()
     if kind != "afterstate":
         raise RLTorchError(f"{path} keys its values by {kind!r}; pass keys= to rltorch.load")
     try:

@@ -14,6 +14,8 @@ from tensorboard.compat.proto.summary_pb2 import Summary
 from tensorboard.summary.writer.event_file_writer import _AsyncWriterThread
 from torch.utils.tensorboard import SummaryWriter
 
+HISTOGRAM_LIMIT = 1e20  # TensorBoard's default bins end here: larger values (and inf, nan) are left out
+
 
 class TensorBoardLogger:
     """Writes scalars, text and figures to one TensorBoard run folder.
@@ -65,9 +67,11 @@ class TensorBoardLogger:
         self.writer.flush()
 
     def histogram(self, tag: str, values: list[float], step: int) -> None:
-        """Log a histogram of `values` (skipped when there are none)."""
-        if values:
-            self._write(lambda: self.writer.add_histogram(tag, np.asarray(values, dtype=np.float64), step))
+        """Log a histogram of `values` that TensorBoard can bin (none: skipped), e.g. not those of diverged learning."""
+        array = np.asarray(values, dtype=np.float64)
+        array = array[np.abs(array) < HISTOGRAM_LIMIT]
+        if array.size:
+            self._write(lambda: self.writer.add_histogram(tag, array, step))
 
     def text(self, tag: str, text: str, step: int = 0) -> None:
         """Log a block of Markdown text, e.g. the hyperparameters."""

@@ -159,4 +159,7 @@ def test_a_run_stopped_by_a_signal_resumes_through_the_command_line_exactly(env_
     # the resumed folder holds two event files, read in name order: compare each tag's points by step
     want, have = ({tag: sorted(points) for tag, points in events(tmp_path / "runs" / name).items()}
                   for name in ("whole", "cut"))
-    assert have == want and [step for step, _ in want["eval/mean_return"]] == [25, 50]
+    evaluated = "exact/ve" if TRAINERS[algorithm].predicts_state_values else "eval/mean_return"
+    if evaluated == "eval/mean_return" or env_id == "FrozenLake-v1":  # prediction's value errors need a model
+        assert [step for step, _ in want[evaluated]] == [25, 50]
+    assert have == want

@@ -5,8 +5,9 @@ state, η = h + P_πᵀ η normalised, the book's (9.2)-(9.3)), the exact v_π, 
 error VE(w) = Σ_s μ(s) (v_π(s) − x(s)·w)², the asymptote of gradient Monte Carlo (the μ-weighted projection of
 v_π on the features, argmin VE) and the TD fixed point w_TD = A⁻¹ b with A = Xᵀ D (X − γ P_π X) and b = Xᵀ D r_π
 (the book's (9.11)-(9.12));
-a feature that no state of positive μ activates keeps weight 0 in both. Pure linear algebra, like the rest of
-`rltorch.mdp`.
+a feature that no state of positive μ activates keeps weight 0 in both, and where the features are dependent
+(tilings) the TD fixed point is the least-norm one (all give the same values). Pure linear algebra, like the rest
+of `rltorch.mdp`.
 """
 
 from __future__ import annotations
@@ -127,8 +128,15 @@ def linear_yardsticks(model: FiniteModel, policy: PolicyDistribution, gamma: flo
     w_mc[used] = np.linalg.lstsq(np.sqrt(mu)[:, None] * x_used, np.sqrt(mu) * v, rcond=None)[0]
     weighted, a_td = x_used * mu[:, None], np.zeros((x.shape[1], x.shape[1]))
     a_td[np.ix_(used, used)] = weighted.T @ (x_used - gamma * chain @ x_used)
-    try:
-        w_td[used] = np.linalg.solve(a_td[np.ix_(used, used)], weighted.T @ reward)
-    except np.linalg.LinAlgError:
-        raise RLTorchError("A = Xᵀ D (X − γ P X) is singular for these features: no unique TD fixed point") from None
+    a_used, b_used = a_td[np.ix_(used, used)], weighted.T @ reward
+    if np.linalg.matrix_rank(np.sqrt(mu)[:, None] * x_used) < len(used):
+        # dependent features (tilings, a table's duplicates): the fixed points differ by X's null space on μ's
+        # states, which changes no value there, so the least-norm one stands for them all
+        w_td[used] = np.linalg.lstsq(a_used, b_used, rcond=None)[0]
+    else:
+        try:
+            w_td[used] = np.linalg.solve(a_used, b_used)
+        except np.linalg.LinAlgError:
+            raise RLTorchError("A = Xᵀ D (X − γ P X) is singular for these features: no unique TD fixed point") \
+                from None
     return LinearYardsticks(list(model.states), v, mu, x, w_mc, w_td, float(visits.sum()), a_td)

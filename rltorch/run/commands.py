@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from rltorch.agents import GreedyAgent
-from rltorch.checkpoints import load, load_checkpoint
+from rltorch.checkpoints import load, load_checkpoint, value_fn_from_checkpoint
 from rltorch.envs.context import EnvContext
 from rltorch.errors import RLTorchError
-from rltorch.keys import AfterstateKeys, StateActionKeys
+from rltorch.keys import AfterstateKeys, StateActionKeys, StateKeys
 from rltorch.run.algorithms import algorithm_name, import_user_algorithm, trainer_class
 from rltorch.run.cli import SHIPPED_AGENT
 from rltorch.run.config import RunConfig
@@ -26,13 +26,21 @@ from rltorch.run.learning_options import add_env_options, add_learning_options, 
 from rltorch.run.multirun import add_many_runs_options, evaluate_all_runs, many_runs_requested, train_many_runs
 from rltorch.run.options import add_output_options, key_value, make_parser, parse
 from rltorch.run.output import run_cli
+from rltorch.run.prediction import check_prediction_options, evaluate_state_values
 from rltorch.run.runs_setup import finite_model
 from rltorch.run.runs_state import is_many_runs, run_agent
 from rltorch.run.session import check_run_name, resume_settings
 from rltorch.run.training import build_trainer, run_training
-from rltorch.run.value_functions import VALUE_FUNCTIONS, import_user_value_function, value_function_kind
+from rltorch.run.value_functions import (
+    VALUE_FUNCTIONS,
+    check_fits,
+    import_user_value_function,
+    value_function_kind,
+)
 from rltorch.trainers import TRAINERS
 from rltorch.values import ValueFunction, VNetwork, VTable
+
+Opened = tuple[Any, dict[str, Any], dict[str, Any]]  # a checkpoint's env, its data and its config
 
 DEFAULT_ENV = "rltorch/TicTacToe-v0"
 DEFAULT_ALGORITHM = "sarsa"
@@ -55,9 +63,17 @@ def train_parser(env_id: str | None, algorithm: str | None, description: str | N
         parser.add_argument("--env-option", type=key_value, action="append", metavar="KEY=VALUE",
                             help="a keyword argument for the env, e.g. is_slippery=False (repeatable)")
     if algorithm is None:
+        predictions = ", ".join(name for name, cls in TRAINERS.items() if cls.predicts_state_values)
         parser.add_argument("--algo", type=algorithm_name, default=DEFAULT_ALGORITHM, metavar="{" + ",".join(TRAINERS)
                             + "} or module:Class", help="the learning algorithm (module:Class: your Trainer subclass "
-                                                        "in your module, imported from the current folder first)")
+                                                        "in your module, imported from the current folder first); "
+                                                        f"the prediction ones ({predictions}) learn the state values "
+                                                        "v̂(s) of the uniform random policy over the env's legal "
+                                                        "actions, drawn from the run's seeded generator (a state with "
+                                                        "one legal action, as in the random walks, draws nothing), "
+                                                        "and where the env has a finite model they log the exact "
+                                                        "value errors exact/ve, exact/ve_mc_limit and "
+                                                        "exact/ve_td_fixed_point")
     algorithms = [trainer_class(algorithm)] if algorithm is not None else list(TRAINERS.values())
     algorithms += [trainer_class(user_algo)] if user_algo not in (None, *TRAINERS) else []
     kinds = [*VALUE_FUNCTIONS.values()]
@@ -129,6 +145,12 @@ def _train(argv: list[str], env_id: str, algorithm: str | None, description: str
         check_run_name(args.run_name)
     resumed, saved = resume_settings(args, parser, argv)
     config = run_config(args, saved, env_id, algorithm)
+    try:
+        cls = trainer_class(config.algo)
+        check_fits(cls, value_function_kind(config.value_fn), config.value_fn)
+        check_prediction_options(cls, config)
+    except ValueError as error:
+        parser.error(str(error))
     if many_runs_requested(config):
         return train_many_runs(config, resumed)
     trainer = build_trainer(config)
@@ -144,8 +166,16 @@ def run_config(args: argparse.Namespace, saved: dict[str, Any], env_id: str, alg
 
 
 def evaluate(args: argparse.Namespace) -> None:
-    """Print the exact figures of a checkpoint's greedy agent on the env it names (all runs of a many-runs file)."""
-    env, agent, gamma, config = _env_and_agent(args)
+    """Print the exact figures of a checkpoint's greedy agent on the env it names (all runs of a many-runs file).
+
+    A prediction run's checkpoint (values keyed by the states) has no greedy agent: its exact value errors instead.
+    """
+    env, payload, config = _env_and_payload(args)
+    if config.get("keys") == StateKeys.kind:
+        gamma = config.get("gamma", 1.0)
+        return evaluate_state_values(args, env, value_fn_from_checkpoint(payload, args.checkpoint), config,
+                                     float(gamma) if isinstance(gamma, (int, float)) else 1.0)
+    env, agent, gamma, config = _env_and_agent(args, (env, payload, config))
     if args.run is None and config.get("runs") is not None:
         return evaluate_all_runs(args, env, config)
     exact = EnvContext(env, gamma).exact
@@ -159,8 +189,24 @@ def evaluate(args: argparse.Namespace) -> None:
     print(exact.describe(result))
 
 
-def _env_and_agent(args: argparse.Namespace) -> tuple[Any, Any, float, dict[str, Any]]:
+def _env_and_agent(args: argparse.Namespace, opened: Opened | None = None) -> tuple[Any, Any, float, dict[str, Any]]:
     """The env a checkpoint names (or `--env`, with `--env-option`s), its agent, its discount and its config.
+
+    `opened` is what `_env_and_payload(args)` returned, when the caller has it already.
+    """
+    env, payload, config = opened if opened is not None else _env_and_payload(args)
+    if config.get("keys") == StateKeys.kind:
+        raise RLTorchError(f"{args.checkpoint} holds the state values of a prediction run, which rank no action: "
+                           "there is no agent to play or draw (rltorch evaluate gives its exact value errors)")
+    agent = run_agent(payload, finite_model(env), getattr(args, "run", None), args.checkpoint) \
+        if is_many_runs(payload) else load(args.checkpoint, trusted=args.trust)
+    if isinstance(agent, ValueFunction):  # a whole-module file may hold the value function alone
+        agent = GreedyAgent(agent, build_keys_for(agent, env, env.spec.id if env.spec else str(env)))
+    return env, agent, float(config.get("gamma", 1.0)), config
+
+
+def _env_and_payload(args: argparse.Namespace) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    """The env a checkpoint names (or `--env`, with `--env-option`s), the checkpoint and its config.
 
     A module named only inside the file is never imported (`env_id_from_file`); a whole-module (pickled)
     file opens only with `--trust` and, naming no env, needs `--env`.
@@ -178,12 +224,7 @@ def _env_and_agent(args: argparse.Namespace) -> tuple[Any, Any, float, dict[str,
         env_id = env_id_from_file(config.get("env_id"), str(args.checkpoint), trusted=args.trust)
     saved = config.get("env_kwargs", {}) if args.env is None else {}
     kwargs = {**(saved if isinstance(saved, dict) else {}), **dict(getattr(args, "env_option", None) or [])}
-    env = make_env(env_id, kwargs)
-    agent = run_agent(payload, finite_model(env), getattr(args, "run", None), args.checkpoint) \
-        if is_many_runs(payload) else load(args.checkpoint, trusted=args.trust)
-    if isinstance(agent, ValueFunction):  # a whole-module file may hold the value function alone
-        agent = GreedyAgent(agent, build_keys_for(agent, env, env_id))
-    return env, agent, float(config.get("gamma", 1.0)), config
+    return make_env(env_id, kwargs), payload, config
 
 
 def build_keys_for(value_fn: ValueFunction, env: Any, env_id: str) -> Any:

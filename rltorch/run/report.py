@@ -8,11 +8,22 @@ from typing import Any
 from rltorch.agents import GreedyAgent
 from rltorch.run.config import RunConfig
 from rltorch.run.envs import context_of
+from rltorch.run.prediction import describe_errors
 from rltorch.trainers import Trainer
 
 
 def final_metrics(trainer: Trainer, config: RunConfig, seconds: float, extra: dict[str, Any]) -> dict:
-    """The run's figures: speed, the final greedy test, table size and the exact report."""
+    """The run's figures: speed, the final greedy test, table size and the exact report.
+
+    A prediction run has no greedy policy to test: its figures are the exact value errors of its v̂ instead.
+    """
+    if trainer.predicts_state_values:
+        errors = trainer.exact_eval(trainer.agent()) if trainer.exact_eval is not None else None
+        metrics = {**run_metrics(trainer, seconds, extra), "policy": repr(getattr(trainer, "policy", None)),
+                   "exact": None, "value_errors": None}
+        if errors is not None:
+            metrics["value_errors"] = {tag.removeprefix("exact/"): value for tag, value in errors.items()}
+        return metrics
     games = config.test_games
     stats = trainer.test(games) if games else None
     context = context_of(trainer)
@@ -63,6 +74,9 @@ def format_metrics(trainer: Trainer, metrics: dict[str, Any]) -> str:
     if metrics.get("figures"):
         lines.append("figures: " + ", ".join(f"{key.replace('_', ' ')} {_short(value)}"
                                              for key, value in metrics["figures"].items()))
+    if metrics.get("value_errors"):
+        lines.append(describe_errors({f"exact/{tag}": value for tag, value in metrics["value_errors"].items()},
+                                     metrics["policy"]))
     if metrics["exact"] is not None:
         exact = context_of(trainer).exact
         describe = exact.describe if exact is not None else None

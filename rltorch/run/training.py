@@ -11,21 +11,24 @@ from rltorch.callbacks import SelfPlayRefresh
 from rltorch.checkpoints import save_checkpoint
 from rltorch.envs.context import EnvContext
 from rltorch.errors import BadTransition, RLTorchError
-from rltorch.keys import AfterstateKeys, StateActionKeys
+from rltorch.keys import AfterstateKeys, StateActionKeys, StateKeys
 from rltorch.logger import TensorBoardLogger
 from rltorch.policies import make_schedule
 from rltorch.run.algorithms import trainer_class
 from rltorch.run.config import RunConfig
 from rltorch.run.envs import context_of, evaluation_env, hook, make_env
 from rltorch.run.output import RunInterrupted, StopSignals, run_name, write_json
+from rltorch.run.prediction import value_errors
 from rltorch.run.report import final_metrics, format_metrics, run_metrics
 from rltorch.run.session import check_new_run, checkpoint_lock, run_settings
 from rltorch.run.value_functions import value_function_kind
 from rltorch.trainers import Trainer
 
 
-def build_keys(config: RunConfig, env: Any) -> Any:
-    """State-action keys, or afterstate keys from the env's `afterstate`."""
+def build_keys(config: RunConfig, env: Any, algorithm: type[Trainer] | None = None) -> Any:
+    """State-action keys, afterstate keys from the env's `afterstate`, or the states of a prediction run."""
+    if algorithm is not None and algorithm.predicts_state_values:
+        return StateKeys()
     if config.values == "q":
         return StateActionKeys()
     afterstate = hook(env, "afterstate")
@@ -42,12 +45,15 @@ def build_trainer(config: RunConfig) -> Trainer:
         schedule = make_schedule(config.epsilon_schedule, config.epsilon_start, config.epsilon_final,
                                  config.epsilon_decay)
         context = EnvContext(env, config.gamma)  # the env's capabilities, resolved once for the whole run
-        exact = context.exact
         value_fn = value_function_kind(config.value_fn).build(config, env, cls)
+        if cls.predicts_state_values:  # the value errors of the evaluated policy, not a greedy policy's return
+            exact_eval = value_errors(context.model, value_fn, config.gamma)
+        else:
+            exact_eval = context.exact.scalars if context.exact is not None else None
         trainer = cls(
-            env, value_fn, keys=build_keys(config, env), gamma=config.gamma, schedule=schedule, seed=config.seed,
-            eval_env=evaluation_env(context, config.env, config.env_options),
-            exact_eval=exact.scalars if exact is not None else None, **cls.arguments(config.algo_options, env),
+            env, value_fn, keys=build_keys(config, env, cls), gamma=config.gamma, schedule=schedule,
+            seed=config.seed, eval_env=evaluation_env(context, config.env, config.env_options),
+            exact_eval=exact_eval, **cls.arguments(config.algo_options, env),
         )
     except ValueError as error:
         raise RLTorchError(str(error)) from None
@@ -75,7 +81,7 @@ def run_training(
     with checkpoint_lock(checkpoint), checkpoint_lock(config.log_dir / name, "run folder"):
         trainer.logger = logger = TensorBoardLogger(config.log_dir / name)
         context = context_of(trainer)
-        if trainer.exact_eval is not None and context.grid is not None:
+        if trainer.exact_eval is not None and context.grid is not None and not trainer.predicts_state_values:
             from rltorch.run.pictures import GridImages  # matplotlib, for grid worlds only
 
             trainer.exact_eval = GridImages(trainer.exact_eval, context, trainer)

@@ -41,14 +41,28 @@ class ValueFunctionKind:
     help: str
     options: tuple[Option, ...]
     build: Builder
+    traces: bool = True  # can carry an eligibility trace (`Trainer.keeps_traces`): linear, or a one-hot table
+
+
+def check_fits(algorithm: type[Trainer], kind: ValueFunctionKind, spec: str) -> None:
+    """ValueError (one line from the parser) when the algorithm cannot learn in this kind of value function."""
+    if algorithm.keeps_traces and not kind.traces:
+        raise ValueError(f"--algo {algorithm.algorithm} keeps a trace over the weights of a linear value function "
+                         f"or a table with a constant step, which --value-fn {spec} has not: use --value-fn table, "
+                         "tiles, aggregation, polynomial or fourier")
+
+
+def state_values(config: RunConfig, algorithm: type[Trainer]) -> bool:
+    """Whether the run learns one value per key (an afterstate, or a prediction's state) rather than per action."""
+    return config.values == "afterstate" or algorithm.predicts_state_values
 
 
 def table(config: RunConfig, env: Any, algorithm: type[Trainer]) -> ValueFunction:
-    """The table the algorithm needs: weighted, or by afterstates or (state, action) with its step size."""
+    """The table the algorithm needs: weighted, or by afterstates or states (V) or (state, action) with its step."""
     if algorithm.weighted_updates:
         return WeightedQTable()
     alpha = algorithm.step_size(config.alpha, config.algo_options)
-    return VTable(alpha=alpha) if config.values == "afterstate" else QTable(alpha=alpha)
+    return VTable(alpha=alpha) if state_values(config, algorithm) else QTable(alpha=alpha)
 
 
 def network(config: RunConfig, env: Any, algorithm: type[Trainer]) -> ValueFunction:
@@ -64,7 +78,7 @@ def network(config: RunConfig, env: Any, algorithm: type[Trainer]) -> ValueFunct
         encoder = encoder or state_encoder(env.observation_space)
         shared = {"hidden": options["hidden"], "lr": options["lr"], "device": options["device"],
                   "threads": config.threads}
-        if config.values == "afterstate":
+        if state_values(config, algorithm):
             return VNetwork(encoder, **shared)
         return QNetwork(encoder, int(env.action_space.n), **shared)
     except ValueError as error:
@@ -91,14 +105,15 @@ def state_bounds(space: Any, kind: str) -> tuple[list[float], list[float]]:
 
 
 def linear(make: Callable[[dict[str, Any], list[float], list[float]], Features]) -> Builder:
-    """The builder of q̂(s, a) = w_a·x(s) over the features `make` gives; `--alpha` / active features per weight."""
+    """The builder of q̂(s, a) = w_a·x(s), or v̂(s) = w·x(s) to predict, over `make`'s features; α / active count."""
 
     def build(config: RunConfig, env: Any, algorithm: type[Trainer]) -> ValueFunction:
         if config.values == "afterstate":
             raise RLTorchError(f"--value-fn {config.value_fn} learns q(s, a) from state features: use --values q")
         low, high = state_bounds(env.observation_space, config.value_fn)
         features = make(config.value_fn_options, low, high)
-        return LinearValueFunction(features, config.alpha / (features.active_count or 1), int(env.action_space.n))
+        actions = None if algorithm.predicts_state_values else int(env.action_space.n)
+        return LinearValueFunction(features, config.alpha / (features.active_count or 1), actions)
 
     return build
 
@@ -124,8 +139,9 @@ def fourier(options: dict[str, Any], low: list[float], high: list[float]) -> Fea
 
 
 def ntuple(config: RunConfig, env: Any, algorithm: type[Trainer]) -> ValueFunction:
-    """The n-tuple network over an env's square boards (2048), with `--alpha` and `--tuples`."""
-    return ntuple_for_env(env, config.value_fn_options["tuples"], config.alpha, config.values)
+    """The n-tuple network over an env's square boards (2048), with `--alpha` and `--tuples`: V of boards."""
+    values = "afterstate" if state_values(config, algorithm) else config.values  # a prediction's states are boards
+    return ntuple_for_env(env, config.value_fn_options["tuples"], config.alpha, values)
 
 
 ORDER = Option("order", int, 5, "polynomial and fourier: the order of the basis", minimum=0, maximum=1000)
@@ -150,7 +166,7 @@ NETWORK_OPTIONS = (
 
 VALUE_FUNCTIONS: dict[str, ValueFunctionKind] = {
     "table": ValueFunctionKind("a dict-backed table (the algorithm's own kind)", (), table),
-    "mlp": ValueFunctionKind("a neural network behind the same interface", NETWORK_OPTIONS, network),
+    "mlp": ValueFunctionKind("a neural network behind the same interface", NETWORK_OPTIONS, network, traces=False),
     "tiles": ValueFunctionKind("linear in tile-coded state features", TILE_OPTIONS, linear(tiles)),
     "aggregation": ValueFunctionKind("linear in aggregated states", (Option(
         "groups", int, 10, "aggregation: groups per state dimension", minimum=1, maximum=10**6),), linear(aggregation)),

@@ -1,5 +1,6 @@
 """Trainers: one class per algorithm over a shared episode loop."""
 
+from rltorch.trainers.approx_prediction import GradientMC, NStepSemiGradientTD, SemiGradientTD
 from rltorch.trainers.base import Trainer
 from rltorch.trainers.dqn import DQNTrainer
 from rltorch.trainers.mc import MCExploringStarts, MCPrediction, MCTrainer, MonteCarloTrainer
@@ -11,8 +12,10 @@ from rltorch.trainers.replay import ReplayBuffer
 from rltorch.trainers.stats import EpisodeStats, Outcomes
 from rltorch.trainers.td import DoubleQLearningTrainer, ExpectedSARSATrainer, QLearningTrainer, SARSATrainer
 from rltorch.trainers.traces_control import SARSALambdaTrainer, TrueOnlineSARSALambdaTrainer
+from rltorch.trainers.traces_prediction import OfflineLambdaReturn, TDLambda, TrueOnlineTDLambda
 
-# The control algorithms `python -m rltorch train --algo NAME` offers (prediction needs a policy to evaluate).
+# The algorithms `python -m rltorch train --algo NAME` offers: control, then the book's prediction methods, which
+# evaluate the uniform random policy over the legal actions (their class declares `predicts_state_values`).
 TRAINERS = {
     "sarsa": SARSATrainer,
     "qlearning": QLearningTrainer,
@@ -27,11 +30,14 @@ TRAINERS = {
     "mc": MCTrainer,
     "mc-es": MCExploringStarts,
     "mc-offpolicy": OffPolicyMCControl,
+    **{cls.algorithm: cls for cls in (GradientMC, SemiGradientTD, NStepSemiGradientTD, OfflineLambdaReturn, TDLambda,
+                                      TrueOnlineTDLambda)},
 }
 
 __all__ = [
     "TRAINERS", "DQNTrainer", "DoubleQLearningTrainer", "DynaQTrainer", "EpisodeStats", "ExpectedSARSATrainer",
-    "MCExploringStarts",
+    "GradientMC", "MCExploringStarts", "NStepSemiGradientTD", "OfflineLambdaReturn", "SemiGradientTD", "TDLambda",
+    "TrueOnlineTDLambda",
     "MCPrediction", "MCTrainer", "MonteCarloTrainer", "NStepExpectedSARSATrainer", "NStepSARSATrainer", "NStepTD",
     "NStepTDPrediction", "OffPolicyMCControl", "OffPolicyMCPrediction", "Outcomes", "PolicyPrediction",
     "QLearningTrainer", "ReplayBuffer", "SARSALambdaTrainer", "SARSATrainer", "TDPrediction", "Trainer",

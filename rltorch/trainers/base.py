@@ -38,6 +38,9 @@ class Trainer(Checkpointing):
         return declared_values(cls.options, settings)
 
     weighted_updates: ClassVar[bool] = False  # needs a value function with `update_weighted` (a weighted table)
+    # learns v̂(s) of a fixed policy, keyed by the states: no greedy policy, so evaluations log the exact figures
+    predicts_state_values: ClassVar[bool] = False
+    keeps_traces: ClassVar[bool] = False  # an eligibility trace over the weights: a linear function or a table
 
     @classmethod
     def step_size(cls, alpha: float, settings: dict[str, Any]) -> float | None:
@@ -73,7 +76,7 @@ class Trainer(Checkpointing):
         self.steps_done = 0
         self.env_id: str | None = None  # the id the env was made from, when it differs from its spec's (module:Id)
         self.stop_requested = False  # set (e.g. by a signal handler) to stop at the next episode boundary
-        self.legal_actions = _legal_actions_of(env)
+        self.legal_actions = legal_actions_of(env)
         self._set_block(Block.empty(self.is_game))
         self._episode_start = 0  # steps_done when the current episode began
         self._callbacks: list[Callback] = []  # those of the `train` call under way
@@ -249,11 +252,14 @@ class Trainer(Checkpointing):
         A greedy policy can loop forever on an env without a time limit: an episode is cut after `max_steps`.
         """
         stats = EpisodeStats(outcomes=Outcomes() if self.is_game else None)
-        return play_greedy(self.agent(), self.eval_env, _legal_actions_of(self.eval_env), episodes, stats, max_steps)
+        return play_greedy(self.agent(), self.eval_env, legal_actions_of(self.eval_env), episodes, stats, max_steps)
 
     def log_evaluation(self, episodes: int) -> dict[str, float]:
-        """Log the mean return (and outcome rates) of `episodes` greedy episodes, and the exact figures."""
-        scalars = self.test(episodes).scalars("eval")
+        """Log the mean return (and outcome rates) of `episodes` greedy episodes, and the exact figures.
+
+        Prediction (`predicts_state_values`) plays none: its policy's returns are its training returns already.
+        """
+        scalars = {} if self.predicts_state_values else self.test(episodes).scalars("eval")
         if self.exact_eval is not None:
             scalars.update(self.exact_eval(self.agent()))
         self.logger.scalars(scalars, self.episodes_done)
@@ -285,7 +291,7 @@ def _next_multiple(episode: int, every: int) -> int:
     return (episode // every + 1) * every
 
 
-def _legal_actions_of(env: gym.Env) -> Callable[[], list[int]]:
+def legal_actions_of(env: gym.Env) -> Callable[[], list[int]]:
     """The env's `legal_actions` method, or every action of a Discrete space."""
     legal_actions = getattr(env.unwrapped, "legal_actions", None)
     if legal_actions is not None:

@@ -75,17 +75,18 @@ class EpisodeStats:
 
 
 def play_greedy(agent: Any, env: Any, legal_actions: Callable[[], list[int]], episodes: int, stats: EpisodeStats,
-                max_steps: int) -> EpisodeStats:
+                max_steps: int, frozen: bool = True) -> EpisodeStats:
     """Play `episodes` episodes of `agent` (its values frozen: one choice per state) on `env`, adding to `stats`.
 
     An episode is cut after `max_steps` steps, as a greedy policy can loop forever on an env without a time limit.
+    `frozen=False` asks the agent at every step (a stochastic policy).
     """
     greedy_action: dict[Hashable, int] = {}
     for _ in range(episodes):
         state, _ = env.reset()
         total, steps, done = 0.0, 0, False
         while not done:
-            action = greedy_action.get(state)
+            action = greedy_action.get(state) if frozen else None
             if action is None:
                 action = greedy_action[state] = agent.act(state, legal_actions())
             state, reward, terminated, truncated, _ = env.step(action)

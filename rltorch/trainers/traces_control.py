@@ -19,7 +19,8 @@ from rltorch.targets import sarsa_target
 from rltorch.trainers.base import Trainer
 
 TRACES = ("accumulating", "replacing", "clearing")
-LAMBDA = Option("lam", float, 0.9, "SARSA(lambda): trace decay", minimum=0, maximum=1, spelling="--lambda")
+LAMBDA = Option("lam", float, 0.9, "SARSA(lambda), TD(lambda), the lambda-return: the trace decay lambda",
+                minimum=0, maximum=1, spelling="--lambda")
 
 
 class SparseTrace:
@@ -78,7 +79,7 @@ class OneHotKeys:
             self.table.update(key, self.table.value(key) + scale * value / self.alpha)
 
 
-def _weights(value_fn: Any, algorithm: str) -> Any:
+def trace_weights(value_fn: Any, algorithm: str) -> Any:
     """The value function's gradient-step interface (`gradient`, `add`): its own, or a constant-step table's one-hot.
 
     A network, or a table that averages (alpha None), is refused with ValueError.
@@ -92,8 +93,8 @@ def _weights(value_fn: Any, algorithm: str) -> Any:
 
 
 def _lambda(trainer: Trainer, lam: float) -> float:
-    """Check that `trainer` can keep a trace (`_weights`) and that λ is in [0, 1]; λ as a float."""
-    _weights(trainer.value_fn, trainer.algorithm)
+    """Check that `trainer` can keep a trace (`trace_weights`) and that λ is in [0, 1]; λ as a float."""
+    trace_weights(trainer.value_fn, trainer.algorithm)
     if not 0.0 <= lam <= 1.0:
         raise ValueError(f"lambda must be in [0, 1], got {lam}")
     return float(lam)
@@ -101,7 +102,7 @@ def _lambda(trainer: Trainer, lam: float) -> float:
 
 def _start(trainer: Trainer, epsilon: float) -> tuple[Any, Any, Any, Any]:
     """An episode's start: the weights' interface afresh, the reset, A_0 chosen; (value_fn, state, action, key)."""
-    value_fn = _weights(trainer.value_fn, trainer.algorithm)  # a table's one-hot indices start afresh each episode
+    value_fn = trace_weights(trainer.value_fn, trainer.algorithm)  # a table's one-hot indices start afresh each episode
     state, _ = trainer.env.reset()
     action, key = trainer.choose(state, epsilon)
     return value_fn, state, action, key
@@ -116,6 +117,7 @@ class SARSALambdaTrainer(Trainer):
     """
 
     algorithm = "sarsa-lambda"
+    keeps_traces = True
 
     options: ClassVar[tuple[Option, ...]] = (LAMBDA, Option(
         "trace", str, "accumulating", "SARSA(lambda): add the gradient to the trace, set active features' "
@@ -178,6 +180,7 @@ class TrueOnlineSARSALambdaTrainer(Trainer):
     """
 
     algorithm = "true-online-sarsa-lambda"
+    keeps_traces = True
 
     options: ClassVar[tuple[Option, ...]] = (LAMBDA,)
 

@@ -1,7 +1,9 @@
 """Eligibility traces for prediction (Sutton & Barto chapter 12): the offline λ-return, TD(λ), true online TD(λ).
 
-Each needs a linear value function's gradient interface: `gradient(S)` (x(S) as flat weight indices and
-values), `add(indices, values, scale)` and `alpha`. A trace is sparse where the features are: a dict from
+TD(λ) and true online TD(λ) need a linear value function's gradient interface: `gradient(S)` (x(S) as flat
+weight indices and values), `add(indices, values, scale)` and `alpha`; a table with a constant step is read as
+one-hot features (`rltorch.trainers.traces_control.trace_weights`). The offline λ-return only reads values and
+calls `learn`, so any value function serves. A trace is sparse where the features are: a dict from
 weight index to trace value holding only the weights some visited feature touched. Its float arithmetic is
 the batched engine's: z_j ← γλ z_j, then z_j ← z_j + c x_j for the features of S, in their order.
 """
@@ -9,11 +11,13 @@ the batched engine's: z_j ← γλ z_j, then z_j ← z_j + c x_j for the feature
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 
+from rltorch.options import Option
 from rltorch.trainers.prediction import PolicyPrediction
+from rltorch.trainers.traces_control import LAMBDA, trace_weights
 
 
 class Trace(dict):
@@ -42,7 +46,9 @@ class Trace(dict):
 
 
 class LambdaPrediction(PolicyPrediction):
-    """The shared part: λ and the features of a state as plain lists."""
+    """The shared part: λ (`--lambda`)."""
+
+    options: ClassVar[tuple[Option, ...]] = (LAMBDA,)
 
     def __init__(self, *args: Any, lam: float = 0.9, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -50,14 +56,29 @@ class LambdaPrediction(PolicyPrediction):
             raise ValueError(f"lambda must be in [0, 1], got {lam}")
         self.lam = lam
 
-    def features(self, state: Hashable) -> tuple[list[int], list[float]]:
-        """x(state): the flat weight indices and values of ∇v̂(state)."""
-        indices, values = self.value_fn.gradient(state)
-        return indices.tolist(), values.tolist()
-
     def config(self) -> dict:
         """The settings, with λ."""
         return {**super().config(), "lambda": self.lam}
+
+
+class TracePrediction(LambdaPrediction):
+    """The trace methods' part: the weights' gradient interface (checked at once) and x(S) as plain lists."""
+
+    keeps_traces = True
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        trace_weights(self.value_fn, self.algorithm)  # ValueError for a network or a table of sample averages
+
+    def weights(self) -> Any:
+        """An episode's gradient interface: the linear value function, or a table's one-hot keys afresh."""
+        return trace_weights(self.value_fn, self.algorithm)
+
+    @staticmethod
+    def features(weights: Any, state: Hashable) -> tuple[list[int], list[float]]:
+        """x(state): the flat weight indices and values of ∇v̂(state)."""
+        indices, values = weights.gradient(state)
+        return indices.tolist(), values.tolist()
 
 
 class OfflineLambdaReturn(LambdaPrediction):
@@ -91,7 +112,7 @@ class OfflineLambdaReturn(LambdaPrediction):
         return sum(rewards)
 
 
-class TDLambda(LambdaPrediction):
+class TDLambda(TracePrediction):
     """Semi-gradient TD(λ) with accumulating traces (section 12.2): z ← γλ z + ∇v̂(S), w ← w + α δ z every step."""
 
     algorithm = "td-lambda"
@@ -99,13 +120,13 @@ class TDLambda(LambdaPrediction):
     def run_episode(self, epsilon: float) -> float:
         """Play one episode of the policy, updating through the trace after every step."""
         state, _ = self.env.reset()
-        trace, total, value_fn = Trace(), 0.0, self.value_fn
+        trace, total, value_fn = Trace(), 0.0, self.weights()
         while True:
             next_state, reward, terminated, truncated, _ = self.step(self.policy(state))
             total += reward
-            trace.decay_and_add(self.gamma * self.lam, *self.features(state))
-            following = 0.0 if terminated else self.value_fn.value(next_state)
-            error = reward + self.gamma * following - self.value_fn.value(state)
+            trace.decay_and_add(self.gamma * self.lam, *self.features(value_fn, state))
+            following = 0.0 if terminated else value_fn.value(next_state)
+            error = reward + self.gamma * following - value_fn.value(state)
             value_fn.add(*trace.tensors(), value_fn.alpha * error)
             self._td_errors.append(error)
             if terminated or truncated:
@@ -113,7 +134,7 @@ class TDLambda(LambdaPrediction):
             state = next_state
 
 
-class TrueOnlineTDLambda(LambdaPrediction):
+class TrueOnlineTDLambda(TracePrediction):
     """True online TD(λ) (section 12.5) with the dutch trace z ← γλ z + (1 − αγλ zᵀx) x, as the book's box reads."""
 
     algorithm = "true-online-td-lambda"
@@ -121,13 +142,13 @@ class TrueOnlineTDLambda(LambdaPrediction):
     def run_episode(self, epsilon: float) -> float:
         """Play one episode of the policy; w ← w + α(δ + V − V_old) z − α(V − V_old) x after every step."""
         state, _ = self.env.reset()
-        trace, total, value_fn, old = Trace(), 0.0, self.value_fn, 0.0
+        trace, total, value_fn, old = Trace(), 0.0, self.weights(), 0.0
         alpha, decay = value_fn.alpha, self.gamma * self.lam
-        x = self.features(state)
+        x = self.features(value_fn, state)
         while True:
             next_state, reward, terminated, truncated, _ = self.step(self.policy(state))
             total += reward
-            x_next = ([], []) if terminated else self.features(next_state)
+            x_next = ([], []) if terminated else self.features(value_fn, next_state)
             value = value_fn.value(state)
             following = 0.0 if terminated else value_fn.value(next_state)
             error = reward + self.gamma * following - value
