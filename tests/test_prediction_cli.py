@@ -54,9 +54,9 @@ def data(path: Path) -> dict:
 
 
 def walk19_yardsticks(groups: int):
-    """The 19-state walk's yardsticks for `--value-fn aggregation --groups G` (the Discrete(21) bounds [0, 21])."""
+    """The 19-state walk's yardsticks for `--value-fn aggregation --groups G` (the walk's feature box [1, 20])."""
     model = make_env(WALK19).unwrapped.model()
-    return linear_yardsticks(model, uniform_policy(model), 1.0, StateAggregation(groups, [0.0], [21.0]))
+    return linear_yardsticks(model, uniform_policy(model), 1.0, StateAggregation(groups, [1.0], [20.0]))
 
 
 def test_the_prediction_algorithms_are_offered_with_their_options_and_policy():
@@ -133,7 +133,7 @@ def test_the_command_line_gradient_mc_is_gradient_mc_fed_the_same_seed(tmp_path,
     assert main(["train", "--env", WALK1000, "--algo", "gradient-mc", "--value-fn", "aggregation", "--groups", "10",
                  "--alpha", "0.002", "--gamma", "1", "--episodes", "30", "--seed", "7", "--eval-every", "10",
                  "--run-name", "g", *QUIET]) == 0
-    by_hand = GradientMC(gym.make(WALK1000), LinearValueFunction(StateAggregation(10, [0.0], [1002.0]), alpha=0.002),
+    by_hand = GradientMC(gym.make(WALK1000), LinearValueFunction(StateAggregation(10, [1.0], [1001.0]), alpha=0.002),
                          gamma=1.0, seed=7)
     by_hand.train(30, eval_every=0, progress=False)
     weights = torch.load(tmp_path / "checkpoints" / "g.pt", weights_only=True)["value_fn_state"]["weights"]

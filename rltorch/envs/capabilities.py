@@ -10,7 +10,8 @@ and `rltorch.external` read them there.
 - pictures: `GridWorld` (a grid layout, as a model: offered by the env, or by an adapter in
   `rltorch.envs.grid` for Gymnasium's own grid worlds);
 - extras: `Game` (win/draw/loss by the sign of the return), `DeclaresOptions` (an env class's
-  constructor options), `HasEncoder` (network features), `HasStartStates` (exploring starts), `HasEvaluationEnv`,
+  constructor options), `HasEncoder` (network features), `HasFeatureBounds` (the box state features scale),
+  `HasStartStates` (exploring starts), `HasEvaluationEnv`,
   `SelfPlay`, `CountsReachableKeys` and `PlaysInTerminal`.
 """
 
@@ -105,6 +106,17 @@ class HasEncoder(Protocol):
 
     def encoder(self) -> Any:
         """The encoder (None: use the observation space's generic one)."""
+
+
+@runtime_checkable
+class HasFeatureBounds(Protocol):
+    """The box that state features (aggregation, bases, tiles) scale the non-terminal states into, per dimension.
+
+    Without it they use the observation space's bounds, which may include states that are never coded (terminals).
+    """
+
+    def feature_bounds(self) -> tuple[Sequence[float], Sequence[float]]:
+        """(low, high): the states' box, one number per dimension."""
 
 
 @runtime_checkable

@@ -72,7 +72,7 @@ def network(config: RunConfig, env: Any, algorithm: type[Trainer]) -> ValueFunct
     encoder = hook(env, "encoder")
     encoder = encoder() if encoder is not None else None
     if options.get("inputs") == "tiles":
-        low, high = state_bounds(env.observation_space, "mlp --inputs tiles")
+        low, high = feature_box(env, "mlp --inputs tiles")
         encoder = FeatureEncoder(low, high, tiles(options, low, high).config())
     try:
         encoder = encoder or state_encoder(env.observation_space)
@@ -93,6 +93,15 @@ def state_encoder(space: Any) -> Encoder:
     return space_encoder(space)
 
 
+def feature_box(env: Any, kind: str) -> tuple[list[float], list[float]]:
+    """The box state features scale into: the env's own (`HasFeatureBounds`), else its observation space's."""
+    bounds = hook(env, "feature_bounds")
+    if bounds is not None:
+        low, high = bounds()
+        return [float(x) for x in low], [float(x) for x in high]
+    return state_bounds(env.observation_space, kind)
+
+
 def state_bounds(space: Any, kind: str) -> tuple[list[float], list[float]]:
     """The box the features scale states by: a Box's finite bounds, or [start, start + n] of a Discrete space."""
     if isinstance(space, gym.spaces.Discrete):
@@ -110,7 +119,7 @@ def linear(make: Callable[[dict[str, Any], list[float], list[float]], Features])
     def build(config: RunConfig, env: Any, algorithm: type[Trainer]) -> ValueFunction:
         if config.values == "afterstate":
             raise RLTorchError(f"--value-fn {config.value_fn} learns q(s, a) from state features: use --values q")
-        low, high = state_bounds(env.observation_space, config.value_fn)
+        low, high = feature_box(env, config.value_fn)
         features = make(config.value_fn_options, low, high)
         actions = None if algorithm.predicts_state_values else int(env.action_space.n)
         return LinearValueFunction(features, config.alpha / (features.active_count or 1), actions)

@@ -70,6 +70,10 @@ class RandomWalkEnv(StartOptions, gym.Env):
             raise ValueError(f"options['state'] must be a non-terminal state 1..{self.n_states}, got {state!r}")
         return int(state)
 
+    def feature_bounds(self) -> tuple[list[float], list[float]]:
+        """The box [1, n + 1) of the states 1..n: ten aggregation groups of the 1000 states are 100 states each."""
+        return [1.0], [float(self.n_states + 1)]
+
     def legal_actions(self) -> list[int]:
         """The single action 0 while the episode runs, none after it ended."""
         return [] if self._done else [WALK]
