@@ -49,7 +49,7 @@ class JumpWalkEnv(StartOptions, gym.Env):
         return int(state)
 
     def feature_bounds(self) -> tuple[list[float], list[float]]:
-        """The box [1, n + 1) of the states 1..n: ten aggregation groups of the 1000 states are 100 states each."""
+        """The box [1, n + 1) of the non-terminal states 1..n (the terminals 0 and n + 1 are never coded)."""
         return [1.0], [float(self.n_states + 1)]
 
     def legal_actions(self) -> list[int]:
