@@ -92,12 +92,17 @@ def trace_weights(value_fn: Any, algorithm: str) -> Any:
                      "constant step: use --value-fn table, tiles, aggregation, polynomial or fourier")
 
 
-def _lambda(trainer: Trainer, lam: float) -> float:
-    """Check that `trainer` can keep a trace (`trace_weights`) and that λ is in [0, 1]; λ as a float."""
-    trace_weights(trainer.value_fn, trainer.algorithm)
+def checked_lambda(lam: float) -> float:
+    """λ as a float; ValueError unless it is in [0, 1]."""
     if not 0.0 <= lam <= 1.0:
         raise ValueError(f"lambda must be in [0, 1], got {lam}")
     return float(lam)
+
+
+def _lambda(trainer: Trainer, lam: float) -> float:
+    """Check that `trainer` can keep a trace (`trace_weights`) and that λ is in [0, 1]; λ as a float."""
+    trace_weights(trainer.value_fn, trainer.algorithm)
+    return checked_lambda(lam)
 
 
 def _start(trainer: Trainer, epsilon: float) -> tuple[Any, Any, Any, Any]:

@@ -17,7 +17,7 @@ import torch
 
 from rltorch.options import Option
 from rltorch.trainers.prediction import PolicyPrediction
-from rltorch.trainers.traces_control import LAMBDA, trace_weights
+from rltorch.trainers.traces_control import LAMBDA, checked_lambda, trace_weights
 
 
 class Trace(dict):
@@ -52,9 +52,7 @@ class LambdaPrediction(PolicyPrediction):
 
     def __init__(self, *args: Any, lam: float = 0.9, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        if not 0.0 <= lam <= 1.0:
-            raise ValueError(f"lambda must be in [0, 1], got {lam}")
-        self.lam = lam
+        self.lam = checked_lambda(lam)
 
     def config(self) -> dict:
         """The settings, with λ."""
